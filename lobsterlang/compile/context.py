@@ -1,0 +1,98 @@
+"""Compilation state shared by the schema checks: the source, node helpers and diagnostics."""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+import yaml
+
+from lobsterlang.diagnostics import Diagnostic, Severity
+from lobsterlang.span import LineIndex, Span
+from lobsterlang.syntax.locate import Locator
+from lobsterlang.syntax.nodes import key_text, node_span, to_value
+from lobsterlang.syntax.scalars import scalar_locator
+
+Entry = tuple[yaml.Node, yaml.Node]
+"""A mapping entry: (key node, value node)."""
+
+
+class Context:
+    """Collects diagnostics in the reference's check order while compiling one file."""
+
+    def __init__(self, text: str, index: LineIndex, path: str, is_json: bool) -> None:
+        self.text = text
+        self.index = index
+        self.path = path
+        self.is_json = is_json
+        self.diagnostics: list[Diagnostic] = []
+
+    # ── reporting ──
+
+    def error(self, code: str, message: str, where: yaml.Node | Span, hint: str | None = None) -> None:
+        self.diagnostics.append(Diagnostic(code, Severity.ERROR, message, self._span(where), hint=hint))
+
+    def warning(self, code: str, message: str, where: yaml.Node | Span, hint: str | None = None) -> None:
+        self.diagnostics.append(Diagnostic(code, Severity.WARNING, message, self._span(where), hint=hint))
+
+    def extend(self, diagnostics: list[Diagnostic]) -> None:
+        self.diagnostics.extend(diagnostics)
+
+    def _span(self, where: yaml.Node | Span) -> Span:
+        return where if isinstance(where, Span) else self.span(where)
+
+    # ── nodes ──
+
+    def span(self, node: yaml.Node) -> Span:
+        return node_span(node, self.index)
+
+    def entry_span(self, key: yaml.Node, value: yaml.Node) -> Span:
+        return self.index.span(key.start_mark.index, max(value.end_mark.index, key.end_mark.index))
+
+    def locator(self, node: yaml.ScalarNode) -> Locator:
+        return scalar_locator(node, self.text, self.index)
+
+    def mapping(self, node: yaml.MappingNode) -> dict[str, Entry]:
+        """Entries by key; duplicate keys are errors in YAML and warnings in JSON (last wins)."""
+        entries: dict[str, Entry] = {}
+        for key_node, value_node in node.value:
+            key = key_text(key_node)
+            if key in entries:
+                self._duplicate_key(key, key_node)
+            entries[key] = (key_node, value_node)
+        return entries
+
+    def _duplicate_key(self, key: str, key_node: yaml.Node) -> None:
+        if self.is_json:
+            hint = "JSON.parse keeps the last value; remove the earlier one"
+            self.warning("W011", f"duplicate key {key!r}", key_node, hint)
+        else:
+            self.error("E007", f"Map keys must be unique: duplicate key {key!r}", key_node, "remove or rename one of them")
+
+    def unknown_keys(self, entries: dict[str, Entry], known: frozenset[str], where: str) -> None:
+        """Warn about keys the reference ignores, suggesting the closest known key."""
+        for key, (key_node, _) in entries.items():
+            if key in known or key.startswith("x-"):
+                continue  # `x-` keys are extension keys, e.g. anchors for aliases
+            if key == "<<":
+                hint = "YAML 1.2 has no merge keys: `<<` is an ordinary key here, so nothing is merged"
+            else:
+                close = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.6)
+                hint = f"did you mean `{close[0]}`?" if close else f"known keys: {', '.join(sorted(known))}"
+            self.warning("W001", f"unknown key {key!r} in {where} is ignored", key_node, hint)
+
+
+def value_of(node: yaml.Node) -> Any:
+    return to_value(node)
+
+
+def is_str(node: yaml.Node | None) -> bool:
+    return isinstance(node, yaml.ScalarNode) and isinstance(to_value(node), str)
+
+
+def is_map(node: yaml.Node | None) -> bool:
+    return isinstance(node, yaml.MappingNode)
+
+
+def is_seq(node: yaml.Node | None) -> bool:
+    return isinstance(node, yaml.SequenceNode)

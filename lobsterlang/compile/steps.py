@@ -1,0 +1,201 @@
+"""Compile one workflow step: the reference's checks in its order, then the step's IR."""
+
+from __future__ import annotations
+
+import yaml
+
+from lobsterlang import ir
+from lobsterlang.compile import branches, fields, gates, loops, recovery
+from lobsterlang.compile.context import Context, Entry, is_map, is_str, value_of
+from lobsterlang.syntax.text import is_blank
+
+STEP_KEYS = frozenset(
+    {
+        "id", "run", "command", "pipeline", "workflow", "workflow_args", "parallel", "for_each",
+        "approval", "input", "stdin", "when", "condition", "env", "cwd", "timeout_ms", "retry", "on_error",
+    }
+)
+KIND_KEYS = ("run", "command", "pipeline", "workflow", "parallel", "for_each")
+_REQUIRES = "requires run, command, pipeline, workflow, parallel, for_each, approval, or input"
+_ONLY_ONE = "can only define one of run, command, pipeline, workflow, parallel, or for_each"
+_INPUT_EXCLUDES = "input steps cannot define run, command, pipeline, workflow, parallel, or for_each"
+
+
+def compile_steps(ctx: Context, nodes: list[yaml.Node]) -> tuple[ir.Step, ...]:
+    seen: set[str] = set()
+    return tuple(step for step in (compile_step(ctx, node, seen) for node in nodes) if step is not None)
+
+
+def compile_step(ctx: Context, node: yaml.Node, seen: set[str]) -> ir.Step | None:
+    """Check one top-level step; `seen` holds the step and branch ids before it."""
+    if not isinstance(node, yaml.MappingNode):
+        ctx.error("S101", "Workflow step must be an object", node, "write `- id: name` followed by the step's keys")
+        return None
+    entries = ctx.mapping(node)
+    step_id = value_of(entries["id"][1]) if "id" in entries else None
+    if not isinstance(step_id, str) or not step_id:
+        ctx.error("S102", "Workflow step requires an id", entries["id"][1] if "id" in entries else node, "add `id: <name>`")
+        return None
+    label = f"Workflow step {step_id}"
+    _check_workflow(ctx, label, entries)
+    action: ir.Action | None = None
+    if "parallel" in entries:
+        action = _parallel(ctx, step_id, entries["parallel"], seen)
+    if "for_each" in entries:
+        action = _for_each(ctx, step_id, entries, node)
+    _check_kinds(ctx, label, entries, node)
+    gates.check_input(ctx, step_id, entries.get("input"))
+    gates.check_identity(ctx, step_id, entries.get("approval"))
+    recovery.check_timeout(ctx, label, entries.get("timeout_ms"))
+    recovery.check_on_error(ctx, step_id, entries.get("on_error"))
+    retry = recovery.retry(ctx, step_id, entries.get("retry"))
+    if step_id in seen:
+        ctx.error("S120", f"Duplicate workflow step id: {step_id}", entries["id"][1], "step ids must be unique (branch ids included)")
+    seen.add(step_id)
+    _warnings(ctx, step_id, entries)
+    return _build(ctx, node, entries, step_id, action, retry)
+
+
+def _check_workflow(ctx: Context, label: str, entries: dict[str, Entry]) -> None:
+    if "workflow" in entries:
+        node = entries["workflow"][1]
+        if not is_str(node):
+            ctx.error("S103", f"{label} workflow must be a string (file path)", node)
+        elif is_blank(value_of(node)):
+            ctx.error("S103", f"{label} workflow path cannot be blank", node)
+    if "workflow_args" in entries and not is_map(entries["workflow_args"][1]):
+        ctx.error("S104", f"{label} workflow_args must be a plain object", entries["workflow_args"][1])
+
+
+def _parallel(ctx: Context, step_id: str, entry: Entry, seen: set[str]) -> ir.Parallel | None:
+    node = entry[1]
+    if not isinstance(node, yaml.MappingNode):
+        ctx.error("S105", f"Workflow step {step_id} parallel must be an object", node, "write `parallel: {branches: [...]}`")
+        return None
+    return branches.parallel(ctx, step_id, node, seen)
+
+
+def _for_each(ctx: Context, step_id: str, entries: dict[str, Entry], node: yaml.Node) -> ir.ForEach | None:
+    if not is_str(entries["for_each"][1]):
+        message = f"Workflow step {step_id} for_each must be a string (step reference expression)"
+        ctx.error("S108", message, entries["for_each"][1], "write e.g. `for_each: $list.json`")
+        return None
+    loops.check_loop(ctx, step_id, entries, node)
+    return loops.for_each(ctx, step_id, entries, build_sub_step)
+
+
+def _check_kinds(ctx: Context, label: str, entries: dict[str, Entry], node: yaml.Node) -> None:
+    kinds = _kinds(entries)
+    approval = "approval" in entries and gates.is_approval(value_of(entries["approval"][1]))
+    has_input = "input" in entries and is_map(entries["input"][1])
+    if not kinds and not approval and not has_input:
+        ctx.error("S110", f"{label} {_REQUIRES}", node, "add `run:`, `pipeline:` or another kind of step")
+    if len(kinds) > 1:
+        ctx.error("S111", f"{label} {_ONLY_ONE}", entries[kinds[1]][0], "split this into two steps")
+    if has_input and kinds:
+        ctx.error("S112", f"{label} {_INPUT_EXCLUDES}", entries["input"][0], "put the input request in its own step")
+    if approval and has_input:
+        ctx.error("S113", f"{label} cannot define both approval and input", entries["input"][0])
+    for key in ("run", "command", "pipeline"):
+        if key in entries and not is_str(entries[key][1]):
+            ctx.error("S114", f"{label} {key} must be a string", entries[key][1])
+
+
+def _kinds(entries: dict[str, Entry]) -> list[str]:
+    """The execution kinds present, with `run` and `command` counting once (run wins)."""
+    found: list[str] = []
+    shell = [k for k in ("run", "command") if k in entries and _non_empty_str(entries[k][1])]
+    if shell:
+        found.append(shell[0])
+    if "pipeline" in entries and _non_empty_str(entries["pipeline"][1]):
+        found.append("pipeline")
+    found.extend(k for k in ("workflow", "parallel", "for_each") if k in entries)
+    return found
+
+
+def _non_empty_str(node: yaml.Node) -> bool:
+    return is_str(node) and value_of(node) != ""
+
+
+def _warnings(ctx: Context, step_id: str, entries: dict[str, Entry]) -> None:
+    if is_str(entries.get("run", (None, None))[1]) and is_str(entries.get("command", (None, None))[1]):
+        ctx.warning("W002", f"step {step_id} has both run and command; command is ignored", entries["command"][0], "remove one of them")
+    known = STEP_KEYS | (loops.LOOP_KEYS if "for_each" in entries else frozenset())
+    ctx.unknown_keys(entries, known, f"step {step_id}")
+
+
+def _build(
+    ctx: Context, node: yaml.MappingNode, entries: dict[str, Entry], step_id: str,
+    action: ir.Action | None, retry: ir.Retry | None,
+) -> ir.Step:
+    used: set[str] = {"id", "stdin", "timeout_ms", "on_error", "retry", "env", "cwd"}
+    if action is None:
+        action = _simple_action(ctx, step_id, entries, used)
+    elif isinstance(action, ir.Parallel):
+        used.add("parallel")
+    else:
+        used |= loops.LOOP_KEYS
+    approval = gates.approval(ctx, step_id, entries.get("approval"))
+    request = gates.input_request(ctx, entries.get("input"))
+    used |= {"approval"} if approval else set()
+    used |= {"input"} if request else set()
+    when, when_key = fields.condition(ctx, entries)
+    used |= {when_key} if when_key else set()
+    return ir.Step(
+        step_id, action, approval, request,
+        fields.stdin(ctx, entries.get("stdin")), when, when_key,  # type: ignore[arg-type]
+        fields.env(ctx, entries.get("env"), f"step {step_id}"),
+        fields.cwd(ctx, entries.get("cwd"), f"step {step_id}"),
+        retry,
+        value_of(entries["timeout_ms"][1]) if "timeout_ms" in entries else None,
+        value_of(entries["on_error"][1]) if "on_error" in entries else None,
+        _extras(ctx, entries, used),
+        ctx.span(node), ctx.span(entries["id"][1]),
+    )
+
+
+def _simple_action(ctx: Context, step_id: str, entries: dict[str, Entry], used: set[str]) -> ir.Action | None:
+    for key in ("run", "command", "pipeline"):
+        if key in entries and is_str(entries[key][1]):
+            used.add(key)
+            node = entries[key][1]
+            assert isinstance(node, yaml.ScalarNode)
+            return fields.pipeline(ctx, step_id, node) if key == "pipeline" else fields.shell(ctx, key, node)
+    if "workflow" in entries and is_str(entries["workflow"][1]):
+        used |= {"workflow", "workflow_args"}
+        return _workflow_call(ctx, entries)
+    return None
+
+
+def _workflow_call(ctx: Context, entries: dict[str, Entry]) -> ir.WorkflowCall:
+    path_node = entries["workflow"][1]
+    assert isinstance(path_node, yaml.ScalarNode)
+    args_node = entries.get("workflow_args", (None, None))[1]
+    args = None
+    if isinstance(args_node, yaml.MappingNode):
+        args = tuple(_workflow_arg(ctx, name, key, value) for name, (key, value) in ctx.mapping(args_node).items())
+    return ir.WorkflowCall(fields.template(ctx, path_node), args, ctx.span(path_node))
+
+
+def _workflow_arg(ctx: Context, name: str, key: yaml.Node, node: yaml.Node) -> ir.WorkflowArg:
+    value = value_of(node)
+    tpl = fields.template(ctx, node) if isinstance(node, yaml.ScalarNode) and isinstance(value, str) else None
+    return ir.WorkflowArg(name, value, tpl, ctx.entry_span(key, node))
+
+
+def _extras(ctx: Context, entries: dict[str, Entry], used: set[str]) -> tuple[ir.Extra, ...]:
+    return fields.extras(ctx, entries, frozenset(used))
+
+
+def build_sub_step(ctx: Context, node: yaml.MappingNode, entries: dict[str, Entry], sub_id: str) -> ir.Step:
+    """The IR of a for_each sub-step (already checked by the loop)."""
+    used: set[str] = {"id", "stdin", "env", "cwd"}
+    action = _simple_action(ctx, sub_id, {k: v for k, v in entries.items() if k in ("run", "command", "pipeline")}, used)
+    when, when_key = fields.condition(ctx, entries)
+    used |= {when_key} if when_key else set()
+    return ir.Step(
+        sub_id, action, None, None, fields.stdin(ctx, entries.get("stdin")), when, when_key,  # type: ignore[arg-type]
+        fields.env(ctx, entries.get("env"), f"sub-step {sub_id}"),
+        fields.cwd(ctx, entries.get("cwd"), f"sub-step {sub_id}"),
+        None, None, None, _extras(ctx, entries, used), ctx.span(node), ctx.span(entries["id"][1]),
+    )

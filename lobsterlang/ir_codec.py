@@ -1,0 +1,120 @@
+"""One generic codec between IR dataclasses and plain JSON data, driven by type hints."""
+
+from __future__ import annotations
+
+import types
+import typing
+from collections.abc import Callable
+from functools import cache
+from typing import Any, Union
+
+from lobsterlang import ir
+from lobsterlang.record import Record
+from lobsterlang.span import Span
+
+_CLASSES: dict[str, type] = {cls.__name__: cls for cls in ir.NODE_CLASSES}
+
+Decoder = Callable[[Any], Any]
+
+
+class IRFormatError(ValueError):
+    """Raised when JSON data does not describe valid IR."""
+
+
+def to_json(node: Any) -> dict[str, Any]:
+    """Encode an IR node as JSON data; a root Workflow or Pipeline gets `ir_version`."""
+    data = _encode(node)
+    if isinstance(node, (ir.Workflow, ir.Pipeline)):
+        return {"ir_version": ir.IR_VERSION, **data}
+    if not isinstance(data, dict):
+        raise TypeError(f"not an IR node: {type(node).__name__}")
+    return data
+
+
+def from_json(data: Any) -> Any:
+    """Decode JSON data made by `to_json` back into IR nodes."""
+    if not isinstance(data, dict):
+        raise IRFormatError("IR must be a JSON object")
+    version = data.get("ir_version", ir.IR_VERSION)
+    if version != ir.IR_VERSION:
+        raise IRFormatError(f"unsupported ir_version {version!r} (this version reads {ir.IR_VERSION})")
+    body = {k: v for k, v in data.items() if k != "ir_version"}
+    return _decode_node(body)
+
+
+def _encode(value: Any) -> Any:
+    if isinstance(value, Span):
+        return value.to_list()
+    if isinstance(value, Record):
+        out: dict[str, Any] = {"type": type(value).__name__}
+        for name, _ in _fields(type(value)):
+            out[name] = _encode(getattr(value, name))
+        return out
+    if isinstance(value, tuple):
+        return [_encode(v) for v in value]
+    return value
+
+
+def _decode_node(data: Any) -> Any:
+    if not isinstance(data, dict) or not isinstance(data.get("type"), str):
+        raise IRFormatError(f"expected an IR node object with a 'type', got {_describe(data)}")
+    cls = _CLASSES.get(data["type"])
+    if cls is None:
+        raise IRFormatError(f"unknown IR node type {data['type']!r}")
+    kwargs = {}
+    for name, decode in _fields(cls):
+        if name not in data:
+            raise IRFormatError(f"{cls.__name__} is missing field {name!r}")
+        kwargs[name] = decode(data[name])
+    return cls(**kwargs)
+
+
+@cache
+def _fields(cls: type) -> tuple[tuple[str, Decoder], ...]:
+    hints = typing.get_type_hints(cls, vars(ir))
+    return tuple((name, _decoder_for(hints[name])) for name in cls._fields)  # type: ignore[attr-defined]
+
+
+def _decoder_for(hint: Any) -> Decoder:
+    if hint is Span:
+        return _decode_span
+    origin = typing.get_origin(hint)
+    if origin in (Union, types.UnionType):
+        return _union_decoder(typing.get_args(hint))
+    if origin is tuple:
+        item = _decoder_for(typing.get_args(hint)[0])
+        return lambda v: tuple(item(x) for x in _expect_list(v))
+    if isinstance(hint, type) and hint in _CLASSES.values():
+        return _decode_node
+    return _identity
+
+
+def _union_decoder(options: tuple[Any, ...]) -> Decoder:
+    non_none = [o for o in options if o is not type(None)]
+    if all(isinstance(o, type) and o in _CLASSES.values() for o in non_none):
+        return lambda v: None if v is None else _decode_node(v)
+    if len(non_none) == 1:
+        inner = _decoder_for(non_none[0])
+        return lambda v: None if v is None else inner(v)
+    return _identity
+
+
+def _decode_span(value: Any) -> Span:
+    if not (isinstance(value, list) and len(value) == 6 and all(isinstance(x, int) for x in value)):
+        raise IRFormatError(f"a span is a list of 6 integers, got {_describe(value)}")
+    return Span.from_list(value)
+
+
+def _expect_list(value: Any) -> list[Any]:
+    if not isinstance(value, list):
+        raise IRFormatError(f"expected a list, got {_describe(value)}")
+    return value
+
+
+def _identity(value: Any) -> Any:
+    return value
+
+
+def _describe(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

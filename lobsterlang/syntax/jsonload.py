@@ -1,0 +1,114 @@
+"""Load `.json` workflow files into the same positioned node tree the YAML loader produces."""
+
+from __future__ import annotations
+
+import json
+import re
+from json.decoder import scanstring  # type: ignore[attr-defined]
+
+import yaml
+
+from lobsterlang.diagnostics import Diagnostic, Severity
+from lobsterlang.span import LineIndex
+from lobsterlang.syntax.yamlload import BOOL_TAG, FLOAT_TAG, INT_TAG, NULL_TAG, STR_TAG
+
+_WS = re.compile(r"[ \t\n\r]*")
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
+_MAP_TAG = "tag:yaml.org,2002:map"
+_SEQ_TAG = "tag:yaml.org,2002:seq"
+
+
+def compose_json(text: str, index: LineIndex) -> tuple[yaml.Node | None, list[Diagnostic]]:
+    """Parse JSON (strictly, as `JSON.parse` does) into yaml nodes with positions."""
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        span = index.span(exc.pos, exc.pos + 1)
+        return None, [Diagnostic("E004", Severity.ERROR, f"JSON syntax error: {exc.msg}", span)]
+    except RecursionError:
+        hint = "flatten the data: workflow values need no more than a few levels of nesting"
+        return None, [Diagnostic("E006", Severity.ERROR, "JSON is nested too deeply", index.span(0, 1), hint=hint)]
+    return _Composer(text, index).compose(), []
+
+
+class _Composer:
+    """Walks text already known to be valid JSON, building nodes without recursion."""
+
+    def __init__(self, text: str, index: LineIndex) -> None:
+        self.text = text
+        self.index = index
+        self.pos = 0
+
+    def mark(self, offset: int) -> yaml.Mark:
+        line, col = self.index.line_col(offset)
+        return yaml.Mark("<json>", offset, line - 1, col - 1, None, None)  # type: ignore[arg-type]
+
+    def skip_ws(self) -> None:
+        match = _WS.match(self.text, self.pos)
+        self.pos = match.end() if match else self.pos
+        if self.pos < len(self.text) and self.text[self.pos] == "\ufeff":
+            self.pos += 1
+
+    def compose(self) -> yaml.Node:
+        self.skip_ws()
+        root: list[yaml.Node] = []
+        stack: list[yaml.Node] = []  # containers still open
+        self._value(root, stack)
+        while stack:
+            self._continue(stack)
+        return root[0]
+
+    def _value(self, out: list[yaml.Node], stack: list[yaml.Node]) -> None:
+        """Parse a value at `pos`; containers are pushed on the stack and filled later."""
+        text, start = self.text, self.pos
+        ch = text[start]
+        if ch in "{[":
+            tag = _MAP_TAG if ch == "{" else _SEQ_TAG
+            cls = yaml.MappingNode if ch == "{" else yaml.SequenceNode
+            node = cls(tag, [], self.mark(start), self.mark(start), flow_style=True)
+            out.append(node)
+            self.pos += 1
+            stack.append(node)
+            return
+        out.append(self._scalar(start))
+
+    def _scalar(self, start: int) -> yaml.ScalarNode:
+        text = self.text
+        ch = text[start]
+        if ch == '"':
+            value, end = scanstring(text, start + 1, True)
+            tag, style = STR_TAG, '"'
+        elif ch in "tfn":
+            word = "true" if ch == "t" else "false" if ch == "f" else "null"
+            value, end = word, start + len(word)
+            tag, style = (NULL_TAG if ch == "n" else BOOL_TAG), None
+        else:
+            match = _NUMBER.match(text, start)
+            assert match is not None
+            value, end = match.group(0), match.end()
+            tag, style = (FLOAT_TAG if match.group(1) or match.group(2) else INT_TAG), None
+        self.pos = end
+        return yaml.ScalarNode(tag, value, self.mark(start), self.mark(end), style=style)
+
+    def _continue(self, stack: list[yaml.Node]) -> None:
+        node = stack[-1]
+        self.skip_ws()
+        ch = self.text[self.pos]
+        if ch in "}]":
+            self.pos += 1
+            node.end_mark = self.mark(self.pos)
+            stack.pop()
+            return
+        if ch == ",":
+            self.pos += 1
+            self.skip_ws()
+        if isinstance(node, yaml.MappingNode):
+            key = self._scalar(self.pos)
+            self.skip_ws()
+            self.pos += 1  # the colon
+            self.skip_ws()
+            slot: list[yaml.Node] = []
+            self._value(slot, stack)
+            node.value.append((key, slot[0]))
+        else:
+            self._value(node.value, stack)

@@ -1,0 +1,57 @@
+"""Locators turn offsets inside a parsed string into spans of the file that contains it."""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from typing import Protocol
+
+from lobsterlang.span import LineIndex, Span
+
+
+class Locator(Protocol):
+    """Maps local offsets of a string (0-based) to file spans."""
+
+    def span(self, start: int, end: int) -> Span: ...
+
+
+class TextLocator:
+    """The string is the whole file, starting at `base` (identity mapping)."""
+
+    __slots__ = ("_base", "_index")
+
+    def __init__(self, index: LineIndex, base: int = 0) -> None:
+        self._index = index
+        self._base = base
+
+    def span(self, start: int, end: int) -> Span:
+        return self._index.span(self._base + start, self._base + end)
+
+
+class SegmentLocator:
+    """The string was decoded from the file: `segments` pair value offsets with file offsets.
+
+    Each segment `(value_start, file_start)` says that value offsets from `value_start`
+    up to the next segment map linearly to file offsets from `file_start`.
+    """
+
+    __slots__ = ("_file_end", "_file_starts", "_index", "_value_len", "_value_starts")
+
+    def __init__(
+        self, index: LineIndex, segments: list[tuple[int, int]], value_len: int, file_end: int
+    ) -> None:
+        self._index = index
+        self._value_starts = [v for v, _ in segments]
+        self._file_starts = [f for _, f in segments]
+        self._value_len = value_len
+        self._file_end = file_end
+
+    def offset(self, local: int) -> int:
+        if local >= self._value_len:
+            return self._file_end
+        i = bisect_right(self._value_starts, local) - 1
+        return self._file_starts[i] + (local - self._value_starts[i])
+
+    def span(self, start: int, end: int) -> Span:
+        file_start = self.offset(start)
+        file_end = self.offset(end - 1) + 1 if end > start else file_start
+        return self._index.span(file_start, max(file_start, file_end))

@@ -1,0 +1,141 @@
+"""Positioned document nodes: safety checks over the node graph and conversion to plain values."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import yaml
+
+from lobsterlang.diagnostics import Diagnostic, Severity
+from lobsterlang.span import LineIndex, Span
+from lobsterlang.syntax.yamlload import BOOL_TAG, FLOAT_TAG, INT_TAG, NULL_TAG, STR_TAG
+
+MAX_DEPTH = 200
+MAX_ALIAS_EXPANSION = 100_000
+"""Nodes that aliases may add beyond the distinct nodes of the document ("billion laughs")."""
+
+_KNOWN_TAGS = frozenset(
+    {NULL_TAG, BOOL_TAG, INT_TAG, FLOAT_TAG, STR_TAG, "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"}
+)
+
+
+def node_span(node: yaml.Node, index: LineIndex) -> Span:
+    """The span of a node from its marks (pyyaml marks are 0-based; Span is 1-based)."""
+    start, end = node.start_mark, node.end_mark
+    return Span(start.index, end.index, start.line + 1, start.column + 1, end.line + 1, end.column + 1)
+
+
+def check_graph(root: yaml.Node, index: LineIndex) -> list[Diagnostic]:
+    """Reject recursive aliases, alias bombs and deep nesting before anything walks the tree."""
+    sizes: dict[int, int] = {}
+    on_path: set[int] = set()
+    warnings: list[Diagnostic] = []
+    stack: list[tuple[yaml.Node, int, bool]] = [(root, 1, False)]
+    while stack:
+        node, depth, done = stack.pop()
+        key = id(node)
+        if done:
+            on_path.discard(key)
+            sizes[key] = 1 + sum(sizes[id(c)] for c in _children(node))
+            continue
+        if key in sizes:
+            continue
+        if key in on_path:
+            return [_error("E005", "recursive YAML alias: a node contains itself", node, index)]
+        if depth > MAX_DEPTH:
+            hint = "flatten the data: workflow values need no more than a few levels of nesting"
+            return [_error("E006", f"value nested deeper than {MAX_DEPTH} levels", node, index, hint)]
+        if node.tag not in _KNOWN_TAGS and len(warnings) < 20:
+            warnings.append(_unknown_tag(node, index))
+        on_path.add(key)
+        stack.append((node, depth, True))
+        stack.extend((c, depth + 1, False) for c in _children(node) if id(c) not in sizes)
+    expanded = sizes[id(root)]
+    if expanded - len(sizes) > MAX_ALIAS_EXPANSION:
+        message = f"YAML aliases expand to {expanded:,} nodes from {len(sizes):,}; refusing (alias bomb)"
+        return [_error("E005", message, root, index, "use fewer nested aliases")]
+    return warnings
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
+
+
+def _error(code: str, message: str, node: yaml.Node, index: LineIndex, hint: str | None = None) -> Diagnostic:
+    start = node.start_mark.index
+    return Diagnostic(code, Severity.ERROR, message, index.span(start, start + 1), hint=hint)
+
+
+def _unknown_tag(node: yaml.Node, index: LineIndex) -> Diagnostic:
+    message = f"unknown YAML tag {node.tag!r} is ignored; the value is read as plain data"
+    return Diagnostic("W010", Severity.WARNING, message, node_span(node, index))
+
+
+def to_value(node: yaml.Node) -> Any:
+    """Convert a checked node to plain JSON data (mappings keep the last duplicate key)."""
+    if isinstance(node, yaml.ScalarNode):
+        return scalar_value(node)
+    if isinstance(node, yaml.SequenceNode):
+        return [to_value(child) for child in node.value]
+    return {key_text(k): to_value(v) for k, v in node.value}
+
+
+def key_text(node: yaml.Node) -> str:
+    """A mapping key as the reference sees it: scalars by their text, others as JSON."""
+    if isinstance(node, yaml.ScalarNode):
+        value = scalar_value(node)
+        return "" if value is None else value if isinstance(value, str) else _js_string(value)
+    return json.dumps(to_value(node), separators=(",", ":"))
+
+
+def _js_string(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def scalar_value(node: yaml.ScalarNode) -> Any:
+    """The typed value of a scalar, by its resolved tag (unknown tags read as strings)."""
+    return _typed(node.tag, node.value)
+
+
+def _typed(tag: str, text: str) -> Any:
+    try:
+        if tag == NULL_TAG:
+            return None
+        if tag == BOOL_TAG:
+            return text.lower() == "true"
+        if tag == INT_TAG:
+            return _int(text)
+        if tag == FLOAT_TAG:
+            return _float(text)
+    except ValueError:
+        return text
+    return text
+
+
+def _int(text: str) -> int:
+    body = text.lstrip("+-")
+    sign = -1 if text.startswith("-") else 1
+    if body.startswith("0o"):
+        return sign * int(body[2:], 8)
+    if body.startswith("0x"):
+        return sign * int(body[2:], 16)
+    return sign * int(body)
+
+
+def _float(text: str) -> float:
+    lowered = text.lower()
+    if lowered.endswith(".inf"):
+        return -math.inf if text.startswith("-") else math.inf
+    if lowered == ".nan":
+        return math.nan
+    return float(text)

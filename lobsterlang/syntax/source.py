@@ -1,0 +1,54 @@
+"""Read a workflow file's bytes into text, rejecting what cannot be a workflow file."""
+
+from __future__ import annotations
+
+from lobsterlang.diagnostics import Diagnostic, Severity
+from lobsterlang.record import Record
+from lobsterlang.span import LineIndex, Span
+
+MAX_FILE_BYTES = 4 * 1024 * 1024
+"""Larger files are refused: a workflow file is hand-written or generated, never megabytes."""
+
+
+class SourceText(Record):
+    """Decoded file text and its line index (`text` is empty when decoding failed)."""
+
+    text: str
+    index: LineIndex
+
+
+def decode_source(data: bytes) -> tuple[SourceText, list[Diagnostic]]:
+    """Decode UTF-8 bytes; report size, binary content and invalid UTF-8 with positions."""
+    if len(data) > MAX_FILE_BYTES:
+        return _fail(
+            "E008",
+            f"file is {len(data):,} bytes; the limit is {MAX_FILE_BYTES:,}",
+            "split the workflow into sub-workflows (`workflow:` steps)",
+        )
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        return _fail_at(data, nul, "E002", "binary file: it contains a NUL byte", "a workflow file is UTF-8 text", "")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        message = f"invalid UTF-8: byte 0x{data[exc.start]:02x} at byte offset {exc.start}"
+        shown = data.decode("utf-8", errors="replace")
+        return _fail_at(data, exc.start, "E001", message, "save the file as UTF-8", shown)
+    return SourceText(text, LineIndex(text)), []
+
+
+def _fail(code: str, message: str, hint: str) -> tuple[SourceText, list[Diagnostic]]:
+    empty = LineIndex("")
+    return SourceText("", empty), [Diagnostic(code, Severity.ERROR, message, empty.span(0, 0), hint=hint)]
+
+
+def _fail_at(
+    data: bytes, byte_offset: int, code: str, message: str, hint: str, shown: str
+) -> tuple[SourceText, list[Diagnostic]]:
+    """Fail, pointing at the line and column of a byte offset; `shown` is text for snippets."""
+    prefix = data[:byte_offset].decode("utf-8", errors="replace")
+    line = prefix.count("\n") + 1
+    col = byte_offset - (data.rfind(b"\n", 0, byte_offset) + 1) + 1
+    offset = len(prefix)
+    span = Span(offset, offset + 1, line, col, line, col + 1)
+    return SourceText(shown, LineIndex(shown)), [Diagnostic(code, Severity.ERROR, message, span, hint=hint)]

@@ -1,0 +1,76 @@
+"""Compose YAML 1.2 (core schema) into positioned nodes with pyyaml's C loader."""
+
+from __future__ import annotations
+
+import re
+
+import yaml
+
+from lobsterlang.diagnostics import Diagnostic, Severity
+from lobsterlang.span import LineIndex
+
+try:
+    _BaseLoader: type = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - pyyaml built without libyaml
+    _BaseLoader = yaml.SafeLoader
+
+NULL_TAG = "tag:yaml.org,2002:null"
+BOOL_TAG = "tag:yaml.org,2002:bool"
+INT_TAG = "tag:yaml.org,2002:int"
+FLOAT_TAG = "tag:yaml.org,2002:float"
+STR_TAG = "tag:yaml.org,2002:str"
+
+# YAML 1.2 core schema (what the reference's `yaml` package uses): `yes`, `on`, `<<` are strings.
+_CORE_RESOLVERS = (
+    (NULL_TAG, r"~|null|Null|NULL|", "~nN"),
+    (BOOL_TAG, r"true|True|TRUE|false|False|FALSE", "tTfF"),
+    (INT_TAG, r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+", "-+0123456789"),
+    (
+        FLOAT_TAG,
+        r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)",
+        "-+.0123456789",
+    ),
+)
+
+
+class CoreLoader(_BaseLoader):  # type: ignore[misc]
+    """pyyaml's loader with the YAML 1.2 core-schema resolvers instead of YAML 1.1's."""
+
+
+CoreLoader.yaml_implicit_resolvers = {}
+for _tag, _pattern, _first in _CORE_RESOLVERS:
+    CoreLoader.add_implicit_resolver(_tag, re.compile(rf"^(?:{_pattern})$"), list(_first))
+CoreLoader.add_implicit_resolver(NULL_TAG, re.compile(r"^$"), [""])
+
+
+def compose_yaml(text: str, index: LineIndex) -> tuple[yaml.Node | None, list[Diagnostic]]:
+    """Compose one YAML document; syntax errors become a diagnostic at the parser's mark."""
+    try:
+        return yaml.compose(text, Loader=CoreLoader), []
+    except yaml.MarkedYAMLError as exc:
+        return None, [_syntax_error(exc, text, index)]
+    except yaml.YAMLError as exc:  # pragma: no cover - unmarked errors are rare
+        return None, [Diagnostic("E003", Severity.ERROR, f"YAML error: {exc}", index.span(0, 0))]
+
+
+def _syntax_error(exc: yaml.MarkedYAMLError, text: str, index: LineIndex) -> Diagnostic:
+    mark = exc.problem_mark or exc.context_mark
+    offset = min(mark.index, len(text)) if mark is not None else 0
+    problem = exc.problem or "invalid YAML"
+    if offset < len(text) and text[offset] == "\t":
+        problem = "tabs are not allowed as indentation"
+    context = f" ({exc.context})" if exc.context and exc.context not in problem else ""
+    span = index.span(offset, offset + 1)
+    return Diagnostic("E003", Severity.ERROR, f"YAML syntax error: {problem}{context}", span, hint=_hint(problem, text, offset))
+
+
+def _hint(problem: str, text: str, offset: int) -> str | None:
+    if "'\\t'" in problem or (offset < len(text) and text[offset] == "\t"):
+        return "YAML does not allow tabs for indentation; indent with spaces"
+    if "nesting depth" in problem:
+        return "flatten the data: workflow values need no more than a few levels of nesting"
+    if "undefined alias" in problem:
+        return "define the anchor (&name) before the alias (*name) that uses it"
+    if "single document" in problem:
+        return "a workflow file holds one YAML document; remove the extra `---`"
+    return None
