@@ -386,6 +386,13 @@ class Step(Record):
 # ── workflow file ──────────────────────────────────────────────────────────────────
 
 
+class Comment(Record):
+    """A `#` comment of the source file (`text` includes the `#`)."""
+
+    text: str
+    span: Span
+
+
 class ArgDecl(Record):
     """One entry of `args:`; `value` is the original entry. Only `default` is used at run time."""
 
@@ -420,6 +427,7 @@ class Workflow(Record):
     cost_limit: CostLimit | None
     steps: tuple[Step, ...]
     extra: tuple[Extra, ...]
+    comments: tuple[Comment, ...]
     span: Span
 
 
@@ -428,7 +436,7 @@ Node = (
     | Pipeline | Literal | Ident | Not | Compare | Logical | ExprCondition | ConstCondition
     | InvalidCondition | StdinRef | StdinTemplate | StdinValue | EnvVar | Extra | Retry | Approval
     | InputRequest | ShellRun | PipelineRun | WorkflowArg | WorkflowCall | Branch | Parallel | ForEach
-    | Step | ArgDecl | CostLimit | Workflow
+    | Step | ArgDecl | CostLimit | Comment | Workflow
 )
 
 NODE_CLASSES: tuple[type, ...] = get_args(Node)

@@ -71,7 +71,7 @@ def _decode_node(data: Any) -> Any:
 
 @cache
 def _fields(cls: type) -> tuple[tuple[str, Decoder], ...]:
-    hints = typing.get_type_hints(cls, vars(ir))
+    hints = typing.get_type_hints(cls)
     return tuple((name, _decoder_for(hints[name])) for name in cls._fields)  # type: ignore[attr-defined]
 
 

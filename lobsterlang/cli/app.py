@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from lobsterlang import __version__
 from lobsterlang.cli.compile_cmd import compile_command
 from lobsterlang.cli.schema_cmd import schema_command
 
@@ -27,6 +28,12 @@ def help_command(ctx: click.Context, command: str | None) -> None:
     assert target is not None
     with click.Context(target, info_name=command or "lobster", parent=ctx.parent) as sub:
         click.echo(target.get_help(sub))
+
+
+@cli.command("version")
+def version_command() -> None:
+    """Print the lobsterlang version."""
+    click.echo(__version__)
 
 
 cli.add_command(compile_command)

@@ -34,5 +34,6 @@ def print_diagnostics(reports: list[Report], fmt: str, color: str) -> None:
     all_diags: list[Diagnostic] = [d for r in reports for d in r.diagnostics]
     if not all_diags:
         return
-    click.echo(render_text(reports, color=use_color(color)), err=True, nl=False)
+    colored = use_color(color)
+    click.echo(render_text(reports, color=colored), err=True, nl=False, color=colored)
     click.echo(summary(all_diags), err=True, nl=False)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import yaml
 
 from lobsterlang import ir
@@ -55,12 +57,13 @@ def _branch(ctx: Context, step_id: str, node: yaml.Node, local: set[str], seen: 
     _check_branch_id(ctx, label, step_id, branch_id, id_entry[1], local, seen)
     action = _branch_action(ctx, f"{label} branch {branch_id}", step_id, entries, node)
     _warn_branch_keys(ctx, entries, branch_id)
+    used = {"id", "env", "cwd", "stdin"} | ({action.key} if isinstance(action, ir.ShellRun) else {"pipeline"} if action else set())
     return ir.Branch(
         branch_id, action,
         fields.env(ctx, entries.get("env"), f"branch {branch_id}"),
         fields.cwd(ctx, entries.get("cwd"), f"branch {branch_id}"),
         fields.stdin(ctx, entries.get("stdin")),
-        fields.extras(ctx, entries, BRANCH_KEYS),
+        fields.extras(ctx, entries, frozenset(used)),
         ctx.span(node), ctx.span(id_entry[1]),
     )
 
@@ -81,7 +84,7 @@ def _check_branch_id(
 def _branch_action(
     ctx: Context, label: str, step_id: str, entries: dict[str, Entry], node: yaml.Node
 ) -> ir.ShellRun | ir.PipelineRun | None:
-    present = [key for key in BRANCH_EXEC if key in entries and is_str(entries[key][1])]
+    present = exec_keys(entries, lambda node: is_str(node))
     if not present:
         ctx.error("S106", f"{label} requires run, command, or pipeline", node)
     elif len(present) > 1:
@@ -99,8 +102,15 @@ def _branch_action(
     return fields.shell(ctx, key, value_node)
 
 
+def exec_keys(entries: dict[str, Entry], counts: Callable[[yaml.Node], bool]) -> list[str]:
+    """`run`/`command` (one kind: run wins, command is then ignored) and `pipeline` present."""
+    shell = [k for k in ("run", "command") if k in entries and counts(entries[k][1])]
+    return shell[:1] + (["pipeline"] if "pipeline" in entries and counts(entries["pipeline"][1]) else [])
+
+
 def _warn_branch_keys(ctx: Context, entries: dict[str, Entry], branch_id: str) -> None:
-    for key in _IGNORED_ON_BRANCH & entries.keys():
+    fields.warn_run_and_command(ctx, entries, f"parallel branch {branch_id}")
+    for key in [k for k in entries if k in _IGNORED_ON_BRANCH]:
         hint = "put it on the parallel step itself, which applies it to the whole block"
         ctx.warning("W008", f"`{key}` on parallel branch {branch_id} is ignored by the runtime", entries[key][0], hint)
     unknown = {k: v for k, v in entries.items() if k not in _IGNORED_ON_BRANCH}

@@ -72,8 +72,8 @@ class Context:
     def unknown_keys(self, entries: dict[str, Entry], known: frozenset[str], where: str) -> None:
         """Warn about keys the reference ignores, suggesting the closest known key."""
         for key, (key_node, _) in entries.items():
-            if key in known or key.startswith("x-"):
-                continue  # `x-` keys are extension keys, e.g. anchors for aliases
+            if key in known or key.startswith("x-") or key == "$schema":
+                continue  # extension keys (`x-anchors: &a ...`) and editor schema links
             if key == "<<":
                 hint = "YAML 1.2 has no merge keys: `<<` is an ordinary key here, so nothing is merged"
             else:

@@ -105,6 +105,12 @@ def pipeline(ctx: Context, step_id: str, node: yaml.ScalarNode) -> ir.PipelineRu
     return ir.PipelineRun(parse_template(node.value, locate), parsed, error, ctx.span(node))
 
 
+def warn_run_and_command(ctx: Context, entries: dict[str, Entry], label: str) -> None:
+    """Both `run` and `command` as strings: the reference runs `run` and ignores `command`."""
+    if is_str(entries.get("run", (None, None))[1]) and is_str(entries.get("command", (None, None))[1]):
+        ctx.warning("W002", f"{label} has both run and command; command is ignored", entries["command"][0], "remove one of them")
+
+
 def shell(ctx: Context, key: str, node: yaml.ScalarNode) -> ir.ShellRun:
     assert key in ("run", "command")
     return ir.ShellRun(key, template(ctx, node), ctx.span(node))  # type: ignore[arg-type]

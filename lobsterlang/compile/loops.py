@@ -9,6 +9,7 @@ import yaml
 
 from lobsterlang import ir
 from lobsterlang.compile import fields
+from lobsterlang.compile.branches import exec_keys
 from lobsterlang.compile.context import Context, Entry, is_map, is_seq, is_str, value_of
 from lobsterlang.compile.gates import is_approval
 from lobsterlang.compile.recovery import is_finite_non_negative, is_int
@@ -33,7 +34,7 @@ def check_loop(ctx: Context, step_id: str, entries: dict[str, Entry], node: yaml
         ctx.error("S108", f"{label} for_each steps cannot define approval (use a separate step after the loop)", entries["approval"][0])
     if "input" in entries:
         ctx.error("S108", f"{label} for_each steps cannot define input (use a separate step after the loop)", entries["input"][0])
-    if "stdin" in entries:
+    if "stdin" in entries and value_of(entries["stdin"][1]) is not None:
         ctx.error("S108", f"{label} for_each steps cannot define stdin (loop input comes from the for_each expression)", entries["stdin"][0])
     clash = [k for k in ("run", "command", "pipeline", "workflow", "parallel") if k in entries]
     if clash:
@@ -44,7 +45,7 @@ def check_loop(ctx: Context, step_id: str, entries: dict[str, Entry], node: yaml
     item, index = loop_vars(entries)
     if item == index:
         ctx.error("S108", f"{label} item_var and index_var cannot be the same", entries.get("index_var", entries.get("item_var", (node, node)))[1])
-    for key in _IGNORED_IN_LOOPS & entries.keys():
+    for key in [k for k in entries if k in _IGNORED_IN_LOOPS]:
         ctx.warning("W009", f"`{key}` on for_each step {step_id} is ignored by the runtime", entries[key][0])
 
 
@@ -105,6 +106,7 @@ def _sub_step(
         ctx.error("S109", f"{label} duplicate for_each sub-step id: {sub_id}", where)
     seen.add(sub_id)
     _check_sub_kinds(ctx, f"{label} for_each sub-step {sub_id}", label, entries, node)
+    fields.warn_run_and_command(ctx, entries, f"for_each sub-step {sub_id}")
     assert isinstance(node, yaml.MappingNode)
     ctx.unknown_keys(entries, SUB_STEP_KEYS | frozenset({"approval", "input", "workflow", "parallel", "for_each"}) | _IGNORED_IN_LOOPS, f"for_each sub-step {sub_id}")
     return build(ctx, node, entries, sub_id)
@@ -120,7 +122,7 @@ def _check_sub_kinds(ctx: Context, label: str, loop_label: str, entries: dict[st
     nested = [k for k in ("workflow", "parallel", "for_each") if k in entries]
     if nested:
         ctx.error("S109", f"{label} cannot define workflow, parallel, or for_each", entries[nested[0]][0])
-    present = [k for k in _SUB_EXEC if k in entries and is_str(entries[k][1]) and str(value_of(entries[k][1])).strip()]
+    present = exec_keys(entries, lambda n: is_str(n) and bool(str(value_of(n)).strip()))
     if not present:
         ctx.error("S109", f"{label} requires run, command, or pipeline", node)
     elif len(present) > 1:

@@ -118,8 +118,7 @@ def _non_empty_str(node: yaml.Node) -> bool:
 
 
 def _warnings(ctx: Context, step_id: str, entries: dict[str, Entry]) -> None:
-    if is_str(entries.get("run", (None, None))[1]) and is_str(entries.get("command", (None, None))[1]):
-        ctx.warning("W002", f"step {step_id} has both run and command; command is ignored", entries["command"][0], "remove one of them")
+    fields.warn_run_and_command(ctx, entries, f"step {step_id}")
     known = STEP_KEYS | (loops.LOOP_KEYS if "for_each" in entries else frozenset())
     ctx.unknown_keys(entries, known, f"step {step_id}")
 

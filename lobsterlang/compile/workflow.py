@@ -9,6 +9,7 @@ from lobsterlang.compile import fields
 from lobsterlang.compile.context import Context, Entry, is_map, is_seq, value_of
 from lobsterlang.compile.recovery import js_number
 from lobsterlang.compile.steps import compile_steps
+from lobsterlang.syntax.comments import find_comments
 
 TOP_KEYS = frozenset({"name", "description", "args", "env", "cwd", "steps", "cost_limit"})
 ARG_KEYS = frozenset({"default", "description", "required", "type"})
@@ -39,6 +40,7 @@ def compile_document(ctx: Context, root: yaml.Node | None) -> ir.Workflow | None
         cost,
         steps,
         fields.extras(ctx, entries, TOP_KEYS),
+        find_comments(root, ctx.text, ctx.index) if not ctx.is_json else (),
         ctx.span(root),
     )
 

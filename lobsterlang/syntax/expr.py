@@ -87,7 +87,9 @@ def parse_condition(
         tree = lark.parse(text, "condition")
     except lark.UnexpectedInput as exc:
         pos = lo + (exc.pos_in_stream or 0)
-        where = locate.span(min(pos, hi - 1), min(pos + 1, hi))
+        token = getattr(exc, "token", None)
+        width = max(1, len(token)) if token is not None and token.type != "$END" else 1
+        where = locate.span(min(pos, hi - 1), min(pos + width, hi))
         return _invalid(value, message, where, "X001", _condition_hint(text))
     expr = _Builder(locate, lo).build(tree.children[0])
     return ir.ExprCondition(value, expr, span), []

@@ -13,6 +13,9 @@ from lobsterlang.syntax.expr import parse_template
 from lobsterlang.syntax.locate import Locator
 from lobsterlang.syntax.text import js_trim_range
 
+MAX_STAGES = 1000
+"""More stages than this is refused: no hand-written or sensible generated pipeline has them."""
+
 UNCLOSED_QUOTE = "Unclosed quote"
 EMPTY_PIPELINE = "Empty pipeline"
 EMPTY_STAGE = "Empty command stage"
@@ -56,6 +59,10 @@ def parse_pipeline(
         groups.pop()  # the reference ignores a trailing empty stage (`a | b |`)
     if not groups:
         return None, [_error("P002", EMPTY_PIPELINE, locate.span(0, len(text)), "write at least one command")]
+    if len(groups) > MAX_STAGES:
+        cut = groups[MAX_STAGES][0] - 1
+        message = f"pipeline has {len(groups):,} stages; the limit is {MAX_STAGES:,}"
+        return None, [_error("P005", message, locate.span(cut, cut + 1), "split the work into several steps")]
     for start, end, tokens in groups:
         stage = _build_stage(text, start, end, tokens, _WordMaker(locate, templates))
         if stage is None:

@@ -1,0 +1,35 @@
+"""Shared test helpers: case files and converting IR to the reference's shapes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from lobsterlang import ir
+
+ROOT = Path(__file__).resolve().parent.parent
+CASES = ROOT / "tests" / "cases"
+EXAMPLES = ROOT / "examples"
+
+
+def load_json(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def reference_stages(pipeline: ir.Pipeline) -> list[dict[str, Any]]:
+    """The reference parser's `{name, args}` view of a pipeline (later flags win)."""
+    out = []
+    for stage in pipeline.stages:
+        args: dict[str, Any] = {"_": []}
+        for arg in stage.args:
+            if isinstance(arg, ir.Positional):
+                args["_"].append(arg.value.value)
+            else:
+                args[arg.name] = True if arg.value is None else arg.value.value
+        out.append({"name": stage.name.value, "args": args})
+    return out
+
+
+def example_files() -> list[Path]:
+    return sorted(p for p in EXAMPLES.rglob("*") if p.suffix in (".lobster", ".yaml", ".yml", ".json"))

@@ -1,0 +1,41 @@
+"""The built wheel installs into a fresh venv and finds its grammar and schema files there."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+from helpers import EXAMPLES, ROOT
+
+
+@pytest.mark.slow
+def test_wheel_installs_and_compiles(tmp_path: Path) -> None:
+    wheels = tmp_path / "wheels"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels), str(ROOT)],
+        check=True, capture_output=True, text=True,
+    )
+    (wheel,) = wheels.glob("lobsterlang-*.whl")
+    env_dir = tmp_path / "venv"
+    venv.EnvBuilder(with_pip=True).create(env_dir)
+    python = env_dir / "bin" / "python"
+    subprocess.run([str(python), "-m", "pip", "install", "-q", str(wheel)], check=True, capture_output=True, text=True)
+    clean_env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    lobster = env_dir / "bin" / "lobster"
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    compiled = subprocess.run(
+        [str(lobster), "compile", str(EXAMPLES / "email-triage.lobster")],
+        capture_output=True, text=True, cwd=outside, env=clean_env,
+    )
+    assert compiled.returncode == 0, compiled.stderr
+    assert '"type": "Workflow"' in compiled.stdout
+    probe = "import lobsterlang.grammar_files as g; print(g.grammar_dir())"
+    where = subprocess.run([str(python), "-c", probe], capture_output=True, text=True, cwd=outside, env=clean_env, check=True)
+    assert str(env_dir) in where.stdout, "the grammar must come from the installed wheel"
+    schema = subprocess.run([str(lobster), "schema"], capture_output=True, text=True, cwd=outside, env=clean_env)
+    assert schema.returncode == 0 and '"$schema"' in schema.stdout
