@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     settings = QUICK if args.quick else FULL
     started = time.perf_counter()
-    print(machine_line())
+    print(machine_line(), flush=True)
     rows = cold_starts(settings) + throughput(settings) + scaling(settings)
     print_table(rows)
     elapsed = time.perf_counter() - started

@@ -386,11 +386,24 @@ class Step(Record):
 # ── workflow file ──────────────────────────────────────────────────────────────────
 
 
+CommentPath = tuple[str | int, ...]
+"""Where a comment belongs: mapping keys and sequence indexes from the document root."""
+
+CommentPlacement = Lit["before", "trailing", "end"]
+
+
 class Comment(Record):
-    """A `#` comment of the source file (`text` includes the `#`)."""
+    """A `#` comment of the source file (`text` includes the `#`).
+
+    `path` and `placement` say what it belongs to, so a formatter can keep it there:
+    `before` the entry at `path` (on its own line; `()` is the file header), `trailing`
+    at the end of the line of the entry at `path`, or at the `end` of the file.
+    """
 
     text: str
     span: Span
+    path: CommentPath = ()
+    placement: CommentPlacement = "before"
 
 
 class ArgDecl(Record):

@@ -61,11 +61,18 @@ def _decode_node(data: Any) -> Any:
     cls = _CLASSES.get(data["type"])
     if cls is None:
         raise IRFormatError(f"unknown IR node type {data['type']!r}")
+    fields = _fields(cls)
+    unknown = set(data) - {"type", "ir_version"} - {name for name, _ in fields}
+    if unknown:
+        raise IRFormatError(f"{cls.__name__} has no field {sorted(unknown)[0]!r}")
     kwargs = {}
-    for name, decode in _fields(cls):
+    for name, decode in fields:
         if name not in data:
             raise IRFormatError(f"{cls.__name__} is missing field {name!r}")
-        kwargs[name] = decode(data[name])
+        try:
+            kwargs[name] = decode(data[name])
+        except _WrongType as exc:
+            raise IRFormatError(f"{cls.__name__}.{name} must be {exc}, got {_describe(data[name])}") from None
     return cls(**kwargs)
 
 
@@ -86,7 +93,36 @@ def _decoder_for(hint: Any) -> Decoder:
         return lambda v: tuple(item(x) for x in _expect_list(v))
     if isinstance(hint, type) and hint in _CLASSES.values():
         return _decode_node
+    if hint in _PRIMITIVES:
+        return _checker(hint)
+    if typing.get_origin(hint) is typing.Literal:
+        return _literal_checker(typing.get_args(hint))
     return _identity
+
+
+class _WrongType(ValueError):
+    """A plain field holds a value of the wrong type (the message names the expected type)."""
+
+
+_PRIMITIVES = {str: "a string", int: "an integer", bool: "a boolean"}
+
+
+def _checker(kind: type) -> Decoder:
+    def check(value: Any) -> Any:
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise _WrongType(_PRIMITIVES[kind])
+        return value
+
+    return check
+
+
+def _literal_checker(options: tuple[Any, ...]) -> Decoder:
+    def check(value: Any) -> Any:
+        if value not in options:
+            raise _WrongType("one of " + ", ".join(repr(o) for o in options))
+        return value
+
+    return check
 
 
 def _union_decoder(options: tuple[Any, ...]) -> Decoder:

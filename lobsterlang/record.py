@@ -9,6 +9,7 @@ classes as frozen dataclasses through PEP 681 (`dataclass_transform`).
 
 from __future__ import annotations
 
+from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
@@ -30,7 +31,40 @@ class _RecordMeta(type):
         ns["__slots__"] = names
         ns["_fields"] = tuple(f for b in bases for f in getattr(b, "_fields", ())) + names
         ns["_defaults"] = {**{k: v for b in bases for k, v in getattr(b, "_defaults", {}).items()}, **defaults}
-        return super().__new__(mcls, name, bases, ns)
+        cls = super().__new__(mcls, name, bases, ns)
+        if names:
+            cls.__init__ = _make_init(cls)  # type: ignore[misc]
+        return cls
+
+
+def _make_init(cls: Any) -> Any:
+    """An __init__ that stores all-positional arguments straight into the slots (the common case)."""
+    setters = tuple(getattr(cls, name).__set__ for name in cls._fields)
+    return _init_factory(len(setters))(Record.__init__, *setters)
+
+
+@cache
+def _init_factory(count: int) -> Any:
+    """A factory of __init__ functions for records of `count` fields, compiled once per count.
+
+    Generated code is the fastest way to store fields, and one factory per field count
+    (not per class) keeps the import cheap.
+    """
+    names = [f"a{i}" for i in range(count)]
+    setters = [f"s{i}" for i in range(count)]
+    stores = "".join(f"        {s}(self, {a})\n" for s, a in zip(setters, names, strict=True))
+    source = (
+        f"def factory(general, {', '.join(setters)}):\n"
+        "    def __init__(self, *args, **kwargs):\n"
+        f"        if kwargs or len(args) != {count}:\n"
+        "            return general(self, *args, **kwargs)\n"
+        f"        {', '.join(names)}, = args\n"
+        f"{stores}"
+        "    return __init__\n"
+    )
+    namespace: dict[str, Any] = {}
+    exec(source, namespace)  # trusted: generated from a field count only
+    return namespace["factory"]
 
 
 @dataclass_transform(frozen_default=True)

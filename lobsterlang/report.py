@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import unicodedata
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import PurePath
+from typing import Any, Protocol
+from urllib.parse import quote
 
 from lobsterlang.diagnostics import Diagnostic, Severity
 from lobsterlang.record import Record
@@ -25,20 +27,22 @@ def sorted_diagnostics(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
     return sorted(diagnostics, key=lambda d: (d.span.line, d.span.col, d.code))
 
 
-def render_text(reports: Iterable[Report], *, color: bool = False) -> str:
-    """`path:line:col: CODE message`, the source line with a caret, then a hint."""
+def render_text(reports: Iterable[Report], *, color: bool = False, rule_names: Mapping[str, str] | None = None) -> str:
+    """`path:line:col: CODE message` (`CODE [rule-name]` for codes in `rule_names`), the source line
+    with a caret, then a hint."""
     paint = _Painter(color)
     blocks = []
     for report in reports:
         lines = report.text.splitlines()
         for diag in sorted_diagnostics(report.diagnostics):
-            blocks.append(_render_one(report.path, lines, diag, paint))
+            blocks.append(_render_one(report.path, lines, diag, paint, (rule_names or {}).get(diag.code)))
     return "".join(blocks)
 
 
-def _render_one(path: str, lines: list[str], diag: Diagnostic, paint: _Painter) -> str:
+def _render_one(path: str, lines: list[str], diag: Diagnostic, paint: _Painter, name: str | None = None) -> str:
     span = diag.span
-    head = f"{paint.bold(f'{path}:{span.line}:{span.col}:')} {paint.severity(diag.code, diag.severity)} {diag.message}\n"
+    label = f" [{name}]" if name else ""
+    head = f"{paint.bold(f'{path}:{span.line}:{span.col}:')} {paint.severity(diag.code, diag.severity)}{label} {diag.message}\n"
     out = [head]
     if 0 < span.line <= len(lines):
         out.append(_snippet(lines[span.line - 1], span.line, span.col, _caret_len(diag, lines), paint, diag.severity))
@@ -90,13 +94,15 @@ class _Painter:
 
 
 def summary(diagnostics: Iterable[Diagnostic]) -> str:
-    """`Found 2 errors and 1 warning.` (empty when there is nothing to say)."""
+    """`Found 2 errors and 1 warning.` (`, 1 note` for info findings; empty when there is nothing to say)."""
     items = list(diagnostics)
     errors = sum(1 for d in items if d.severity is Severity.ERROR)
     warnings = sum(1 for d in items if d.severity is Severity.WARNING)
-    parts = [_count(errors, "error"), _count(warnings, "warning")]
+    notes = sum(1 for d in items if d.severity is Severity.INFO)
+    parts = [_count(errors, "error"), _count(warnings, "warning"), _count(notes, "note")]
     said = [p for p in parts if p]
-    return f"Found {' and '.join(said)}.\n" if said else ""
+    listed = ", ".join(said[:-1]) + " and " + said[-1] if len(said) > 1 else "".join(said)
+    return f"Found {listed}.\n" if said else ""
 
 
 def _count(n: int, noun: str) -> str:
@@ -127,3 +133,93 @@ def render_json(reports: Iterable[Report]) -> str:
     """A JSON array of diagnostics, sorted by file then position."""
     items = [diagnostic_json(r.path, d) for r in reports for d in sorted_diagnostics(r.diagnostics)]
     return json.dumps(items, indent=2, ensure_ascii=False) + "\n"
+
+
+_GITHUB_LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
+_SARIF_LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+
+
+def _github_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _github_property(text: str) -> str:
+    return _github_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def render_github(reports: Iterable[Report], rule_names: Mapping[str, str] | None = None) -> str:
+    """GitHub Actions workflow commands: one `::error file=…,line=…::message` line per diagnostic."""
+    lines = []
+    for report in reports:
+        for diag in sorted_diagnostics(report.diagnostics):
+            s = diag.span
+            name = (rule_names or {}).get(diag.code)
+            title = f"{diag.code} [{name}]" if name else diag.code
+            props = f"file={_github_property(report.path)},line={s.line},col={s.col},endLine={s.end_line},endColumn={s.end_col}"
+            message = diag.message + (f" (hint: {diag.hint})" if diag.hint else "")
+            lines.append(f"::{_GITHUB_LEVELS[diag.severity]} {props},title={_github_property(title)}::{_github_data(message)}\n")
+    return "".join(lines)
+
+
+class RuleInfo(Protocol):
+    """What SARIF needs to know about a rule."""
+
+    @property
+    def code(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def summary(self) -> str: ...
+    @property
+    def severity(self) -> Severity: ...
+    @property
+    def docs_path(self) -> str: ...
+
+
+Fingerprint = Callable[[Report, Diagnostic], str]
+
+
+def render_sarif(reports: Sequence[Report], rules: Sequence[RuleInfo], fingerprint: Fingerprint, version: str) -> str:
+    """A SARIF 2.1.0 log with one run; `fingerprint` gives each result's stable partial fingerprint."""
+    index = {rule.code: i for i, rule in enumerate(rules)}
+    results = [
+        _sarif_result(report, diag, index, fingerprint(report, diag))
+        for report in reports for diag in sorted_diagnostics(report.diagnostics)
+    ]
+    driver = {"name": "lobster-lint", "version": version, "semanticVersion": version, "rules": [_sarif_rule(r) for r in rules]}
+    log = {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{"tool": {"driver": driver}, "columnKind": "unicodeCodePoints", "results": results}],
+    }
+    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+
+
+def _sarif_rule(rule: RuleInfo) -> dict[str, Any]:
+    return {
+        "id": rule.code,
+        "name": rule.name,
+        "shortDescription": {"text": rule.summary},
+        "help": {"text": f"{rule.summary}. Docs: {rule.docs_path}", "markdown": f"{rule.summary}. See [{rule.docs_path}]({rule.docs_path})."},
+        "defaultConfiguration": {"level": _SARIF_LEVELS[rule.severity]},
+        "properties": {"tags": ["lobster"]},
+    }
+
+
+def _sarif_result(report: Report, diag: Diagnostic, index: Mapping[str, int], fingerprint: str) -> dict[str, Any]:
+    s = diag.span
+    region = {"startLine": s.line, "startColumn": s.col, "endLine": s.end_line, "endColumn": max(s.end_col, s.col + 1) if s.end_line == s.line else s.end_col}
+    result: dict[str, Any] = {
+        "ruleId": diag.code,
+        "level": _SARIF_LEVELS[diag.severity],
+        "message": {"text": diag.message + (f" Hint: {diag.hint}" if diag.hint else "")},
+        "locations": [{"physicalLocation": {"artifactLocation": {"uri": _uri(report.path)}, "region": region}}],
+        "partialFingerprints": {"lobsterFinding/v1": fingerprint},
+    }
+    if diag.code in index:
+        result["ruleIndex"] = index[diag.code]
+    return result
+
+
+def _uri(path: str) -> str:
+    return quote(PurePath(path).as_posix().removeprefix("./"))

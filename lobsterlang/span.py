@@ -54,11 +54,16 @@ class LineIndex:
         return line + 1, offset - self._starts[line] + 1
 
     def span(self, start: int, end: int) -> Span:
-        start = max(0, min(start, self.length))
-        end = max(start, min(end, self.length))
-        line, col = self.line_col(start)
-        end_line, end_col = self.line_col(end)
-        return Span(start, end, line, col, end_line, end_col)
+        if not 0 <= start <= end <= self.length:
+            start = max(0, min(start, self.length))
+            end = max(start, min(end, self.length))
+        starts = self._starts
+        line = bisect_right(starts, start)
+        first = starts[line - 1]
+        if line == len(starts) or end < starts[line]:  # one line: a single search suffices
+            return Span(start, end, line, start - first + 1, line, end - first + 1)
+        end_line = bisect_right(starts, end, line)
+        return Span(start, end, line, start - first + 1, end_line, end - starts[end_line - 1] + 1)
 
     def line_start(self, line: int) -> int:
         """Offset of the first character of a 1-based line."""

@@ -21,13 +21,9 @@ def reference_stages(pipeline: ir.Pipeline) -> list[dict[str, Any]]:
     """The reference parser's `{name, args}` view of a pipeline (later flags win)."""
     out = []
     for stage in pipeline.stages:
-        args: dict[str, Any] = {"_": []}
-        for arg in stage.args:
-            if isinstance(arg, ir.Positional):
-                args["_"].append(arg.value.value)
-            else:
-                args[arg.name] = True if arg.value is None else arg.value.value
-        out.append({"name": stage.name.value, "args": args})
+        positionals = [a.value.value for a in stage.args if isinstance(a, ir.Positional)]
+        flags = {a.name: True if a.value is None else a.value.value for a in stage.args if isinstance(a, ir.Flag)}
+        out.append({"name": stage.name.value, "args": {"_": positionals, **flags}})
     return out
 
 

@@ -39,6 +39,9 @@ BAD_FILES: dict[str, tuple[bytes, str, str]] = {
     "json-syntax-error": (b'{"steps": [}', ".json", "E004"),
     "scalar-document": (b"just a string\n", ".yaml", "S001"),
     "multiple-documents": (b"steps: []\n---\nsteps: []\n", ".yml", "E003"),
+    "json-nan": (b'{"steps": [{"id": "a", "run": "echo", "stdin": NaN}]}', ".json", "E004"),
+    "json-infinity": (b'{"steps": [{"id": "a", "run": "echo", "stdin": -Infinity}]}', ".json", "E004"),
+    "json-byte-order-mark": (b'\xef\xbb\xbf{"steps": [{"id": "a", "run": "echo"}]}', ".json", "E004"),
 }
 
 
@@ -57,7 +60,7 @@ def test_bad_file_gets_a_diagnostic(name: str, tmp_path: Path, capsys: pytest.Ca
 
 def test_pipeline_of_ten_thousand_stages(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["compile", "--pipeline", " | ".join(["json"] * 10_000)]) == 1
-    assert "P005 pipeline has 10,000 stages; the limit is 1,000" in capsys.readouterr().err
+    assert "P004 pipeline has 10,000 stages; the limit is 1,000" in capsys.readouterr().err
 
 
 def test_pipeline_of_a_thousand_stages_compiles(capsys: pytest.CaptureFixture[str]) -> None:
@@ -72,3 +75,21 @@ def test_no_traceback_from_a_real_process(tmp_path: Path) -> None:
     )
     assert proc.returncode == 1
     assert "E005" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_invalid_utf8_column_counts_characters(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "u.lobster"
+    path.write_bytes("x: éé".encode() + b"\xff\n")
+    assert main(["compile", str(path)]) == 1
+    assert f"{path}:1:6: E001 invalid UTF-8: byte 0xff at byte offset 7" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value, expected", [(".inf", None), ("-.Inf", None), (".nan", None), ("1e3", 1000), ("1.5", 1.5), ("0o17", 15), ("0x1F", 31)])
+def test_numbers_are_held_as_javascript_holds_them(value: str, expected: object) -> None:
+    from lobsterlang.compile import compile_workflow
+    from lobsterlang.ir import StdinValue
+
+    result = compile_workflow(f"steps:\n  - id: a\n    run: cat\n    stdin: {value}\n", "n.lobster")
+    assert result.ir is not None
+    stdin = result.ir.steps[0].stdin
+    assert isinstance(stdin, StdinValue) and stdin.value == expected and type(stdin.value) is type(expected)

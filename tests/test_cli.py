@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import click
 import pytest
 from helpers import EXAMPLES, example_files
 
@@ -104,7 +105,7 @@ def test_stdin_with_filename(monkeypatch: pytest.MonkeyPatch, capsys: Capture) -
         (["compile", "missing.lobster"], "cannot read missing.lobster"),
         (["compile", "notes.txt"], "Workflow file must end in .lobster, .yaml, .yml, or .json"),
         (["compile", "--format", "xml", "x.lobster"], "Invalid value for '--format'"),
-        (["nonsense"], "No such command 'nonsense'"),
+        (["--nonsense"], "No such option"),
     ],
 )
 def test_usage_errors_exit_2(args: list[str], message: str, capsys: Capture) -> None:
@@ -133,7 +134,7 @@ def test_top_level_help(args: list[str], capsys: Capture) -> None:
 
 def test_help_lists_exactly_the_commands() -> None:
     listed = {line.split()[1] for line in HELP.splitlines() if line.startswith("  lobster ")}
-    assert listed == set(cli.commands)
+    assert listed == set(cli.list_commands(click.Context(cli)))
 
 
 def test_help_for_a_command(capsys: Capture) -> None:
@@ -157,3 +158,21 @@ def test_version_does_not_import_heavy_modules() -> None:
 def test_console_script_runs() -> None:
     proc = subprocess.run([sys.executable, "-m", "lobsterlang", "compile", str(EXAMPLES / "hello.lobster")], capture_output=True, text=True)
     assert proc.returncode == 0 and proc.stderr == ""
+
+
+@pytest.mark.parametrize("target, message", [("missing-dir/ir.json", "does not exist"), (".", "is a directory")])
+def test_bad_output_path_is_a_usage_error(tmp_path: Path, target: str, message: str, capsys: Capture) -> None:
+    assert main(["compile", str(EXAMPLES / "hello.lobster"), "-o", str(tmp_path / target)]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_output_file_mode_follows_the_umask(tmp_path: Path) -> None:
+    import os
+
+    out = tmp_path / "ir.json"
+    old = os.umask(0o022)
+    try:
+        assert main(["compile", str(EXAMPLES / "hello.lobster"), "-o", str(out)]) == 0
+    finally:
+        os.umask(old)
+    assert out.stat().st_mode & 0o777 == 0o644

@@ -13,7 +13,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA_PATH = ROOT / "grammar" / "lobster-workflow.schema.json"
-EXAMPLES = sorted(p for p in (ROOT / "examples").rglob("*") if p.is_file())
+EXAMPLES = sorted(p for p in (ROOT / "examples").rglob("*") if p.suffix in (".lobster", ".yaml", ".yml", ".json"))
 
 Doc = dict[str, Any]
 

@@ -12,12 +12,26 @@ lobster — the Lobster workflow language toolchain (lobsterlang {version})
 Usage:
   lobster compile FILE [-o OUT] [--format text|json]     print a workflow file's IR as JSON
   lobster compile --pipeline '<pipeline>'                 print a pipeline's IR as JSON
+  lobster graph FILE [--format mermaid|dot|ascii]         draw a workflow's steps and data flow
   lobster schema                                          print the workflow-file JSON Schema
+  lobster lint [PATHS...] [--fix|--diff] [--format F]     find bugs and dangers (F: text|json|sarif|github)
+  lobster explain CODE                                    print the docs of a lint rule (e.g. L301)
+  lobster fmt [PATHS...] [--check|--diff] [--to yaml]    format workflow files in place (`-`: stdin; --from-ir IR)
+  lobster run [--mode human|tool] [--dry-run] '<pipeline>'  run a pipeline (also: lobster '<pipeline>')
+  lobster run [--mode tool] FILE.lobster [--args-json J]  run a workflow file
+  lobster resume --token T|--id ID --approve yes|no       continue after an approval (or --response-json, --cancel)
+  lobster runs [--json]                                   list unfinished workflow runs (resume --run ID)
+  lobster tool [--workspace DIR]                          answer one embedded tool request (JSON on stdin)
+  lobster mcp [--workspace DIR]                           serve the tool call over MCP (stdio)
+  lobster doctor                                          self-check in tool mode
   lobster version                                         print the version
   lobster help [COMMAND]                                  show help (also: COMMAND --help)
 
+Pipeline commands (lobster help CMD; docs/commands.md):
+{commands}
+
 Exit codes: 0 ok, 1 problems in the input, 2 usage errors.
-Docs: docs/cli.md, docs/language.md, docs/ir.md
+Docs: docs/cli.md, docs/language.md, docs/ir.md, docs/lint.md
 """
 
 
@@ -28,8 +42,46 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.write(__version__ + "\n")
         return 0
     if not args or args in (["--help"], ["-h"], ["help"]):
-        sys.stdout.write(HELP.format(version=__version__))
+        _print_help()
         return 0
+    fast = _runtime_entry(args)
+    if fast is not None:
+        return fast
     from lobsterlang.cli.app import run
 
     return run(args)
+
+
+def _print_help() -> None:
+    import textwrap
+
+    from lobsterlang.commands.specs import COMMANDS
+
+    names = ", ".join(sorted(spec.name for spec in COMMANDS))
+    sys.stdout.write(HELP.format(version=__version__, commands=textwrap.fill(names, 100, initial_indent="  ", subsequent_indent="  ")))
+
+
+SUBCOMMANDS = frozenset(line.split()[1] for line in HELP.splitlines() if line.startswith("  lobster "))
+_RUN_FLAGS = ("--mode", "--file", "--args-json", "--dry-run", "--raw-args")
+
+
+def _runtime_entry(args: list[str]) -> int | None:
+    """`run`, `resume` and bare pipelines go straight to the runtime (no click import); None otherwise."""
+    first = args[0]
+    wants_help = "-h" in args or "--help" in args
+    if first in ("run", "resume") and not wants_help:
+        if first == "resume":
+            from lobsterlang.cli.resume_cmd import resume_main
+
+            return resume_main(args[1:])
+        from lobsterlang.cli.run_cmd import run_main
+
+        return run_main(args[1:])
+    if first in SUBCOMMANDS or (first.startswith("-") and first.split("=", 1)[0] not in _RUN_FLAGS):
+        return None
+    if wants_help:
+        _print_help()
+        return 0
+    from lobsterlang.cli.run_cmd import run_main
+
+    return run_main(args)

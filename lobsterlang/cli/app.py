@@ -1,15 +1,47 @@
-"""The click command group behind `lobster`; each command lives in its own module."""
+"""The click command group behind `lobster`; each command lives in its own module, imported on use."""
 
 from __future__ import annotations
+
+import importlib
 
 import click
 
 from lobsterlang import __version__
-from lobsterlang.cli.compile_cmd import compile_command
-from lobsterlang.cli.schema_cmd import schema_command
+
+LAZY_COMMANDS: dict[str, str] = {
+    "compile": "lobsterlang.cli.compile_cmd:compile_command",
+    "graph": "lobsterlang.cli.graph_cmd:graph_command",
+    "runs": "lobsterlang.cli.runs_cmd:runs_command",
+    "lint": "lobsterlang.cli.lint_cmd:lint_command",
+    "explain": "lobsterlang.cli.explain_cmd:explain_command",
+    "fmt": "lobsterlang.cli.fmt_cmd:fmt_command",
+    "schema": "lobsterlang.cli.schema_cmd:schema_command",
+    "run": "lobsterlang.cli.runtime_cmds:run_command",
+    "resume": "lobsterlang.cli.runtime_cmds:resume_command",
+    "doctor": "lobsterlang.cli.runtime_cmds:doctor_command",
+    "tool": "lobsterlang.cli.runtime_cmds:tool_command",
+    "mcp": "lobsterlang.cli.runtime_cmds:mcp_command",
+}
+"""Command name → `module:attribute`. A command's imports cost nothing until it runs."""
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]}, add_help_option=True)
+class LazyGroup(click.Group):
+    """A group that imports a command's module only when that command is used."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *LAZY_COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = LAZY_COMMANDS.get(cmd_name)
+        if target is None:
+            return super().get_command(ctx, cmd_name)
+        module, attribute = target.split(":")
+        command = getattr(importlib.import_module(module), attribute)
+        assert isinstance(command, click.Command)
+        return command
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 def cli() -> None:
     """lobster — the Lobster workflow language toolchain."""
 
@@ -22,6 +54,8 @@ def help_command(ctx: click.Context, command: str | None) -> None:
     group = ctx.parent.command if ctx.parent else cli
     assert isinstance(group, click.Group)
     target = group.get_command(ctx, command) if command else group
+    if target is None and command is not None and _print_pipeline_command_help(command):
+        return
     if target is None:
         click.echo(f"Unknown command: {command}", err=True)
         ctx.exit(2)
@@ -30,14 +64,23 @@ def help_command(ctx: click.Context, command: str | None) -> None:
         click.echo(target.get_help(sub))
 
 
+def _print_pipeline_command_help(name: str) -> bool:
+    """Help of a standard pipeline command (`lobster help exec`); False if there is no such command."""
+    from lobsterlang.commands.help import help_text
+    from lobsterlang.commands.specs import command
+
+    spec = command(name)
+    if spec is not None:
+        click.echo(help_text(spec), nl=False)
+    return spec is not None
+
+
 @cli.command("version")
 def version_command() -> None:
     """Print the lobsterlang version."""
     click.echo(__version__)
 
 
-cli.add_command(compile_command)
-cli.add_command(schema_command)
 
 
 def run(args: list[str]) -> int:

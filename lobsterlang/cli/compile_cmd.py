@@ -15,7 +15,7 @@ from lobsterlang.report import Report
 
 
 @click.command("compile")
-@click.argument("file", required=False, metavar="FILE")
+@click.argument("file", required=False, metavar="[FILE]")
 @click.option("--pipeline", "pipeline_text", metavar="TEXT", help="Compile this pipeline string instead of a file.")
 @click.option("-o", "--output", metavar="OUT", help="Write the IR to OUT (atomically) instead of stdout.")
 @click.option("--compact", is_flag=True, help="Print the IR on one line.")

@@ -58,10 +58,11 @@ def _branch(ctx: Context, step_id: str, node: yaml.Node, local: set[str], seen: 
     action = _branch_action(ctx, f"{label} branch {branch_id}", step_id, entries, node)
     _warn_branch_keys(ctx, entries, branch_id)
     used = {"id", "env", "cwd", "stdin"} | ({action.key} if isinstance(action, ir.ShellRun) else {"pipeline"} if action else set())
+    env = fields.env(ctx, entries.get("env"), f"branch {branch_id}")
+    cwd = fields.cwd(ctx, entries.get("cwd"), f"branch {branch_id}")
+    used -= fields.unbuilt(entries, {"env": env, "cwd": cwd})
     return ir.Branch(
-        branch_id, action,
-        fields.env(ctx, entries.get("env"), f"branch {branch_id}"),
-        fields.cwd(ctx, entries.get("cwd"), f"branch {branch_id}"),
+        branch_id, action, env, cwd,
         fields.stdin(ctx, entries.get("stdin")),
         fields.extras(ctx, entries, frozenset(used)),
         ctx.span(node), ctx.span(id_entry[1]),
@@ -73,7 +74,8 @@ def _check_branch_id(
 ) -> None:
     if branch_id == step_id:
         ctx.error("S106", f"{label} branch id cannot match the step id", where, "rename the branch")
-    elif branch_id in local:
+        return
+    if branch_id in local:
         ctx.error("S106", f"Workflow step {step_id} duplicate parallel branch id: {branch_id}", where)
     elif branch_id in seen:
         ctx.error("S107", f"Duplicate workflow id across steps/parallel branches: {branch_id}", where, "branch ids share one namespace with step ids")

@@ -26,6 +26,7 @@ class Context:
         self.path = path
         self.is_json = is_json
         self.diagnostics: list[Diagnostic] = []
+        self._mappings: dict[int, dict[str, Entry]] = {}
 
     # ── reporting ──
 
@@ -53,8 +54,15 @@ class Context:
         return scalar_locator(node, self.text, self.index)
 
     def mapping(self, node: yaml.MappingNode) -> dict[str, Entry]:
-        """Entries by key; duplicate keys are errors in YAML and warnings in JSON (last wins)."""
+        """Entries by key; duplicate keys are errors in YAML and warnings in JSON (last wins).
+
+        Each mapping is read once: later calls return the same entries without reporting again.
+        """
+        cached = self._mappings.get(id(node))
+        if cached is not None:
+            return cached
         entries: dict[str, Entry] = {}
+        self._mappings[id(node)] = entries
         for key_node, value_node in node.value:
             key = key_text(key_node)
             if key in entries:

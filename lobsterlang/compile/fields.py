@@ -8,6 +8,7 @@ import yaml
 
 from lobsterlang import ir
 from lobsterlang.compile.context import Context, Entry, is_str, value_of
+from lobsterlang.record import replace
 from lobsterlang.syntax.expr import parse_condition, parse_template, whole_ref
 from lobsterlang.syntax.pipeline import parse_pipeline
 
@@ -23,6 +24,14 @@ def extras(ctx: Context, entries: dict[str, Entry], known: frozenset[str]) -> tu
         for key, (key_node, value) in entries.items()
         if key not in known
     )
+
+
+def unbuilt(entries: dict[str, Entry], built: dict[str, object]) -> frozenset[str]:
+    """Keys present in the file whose IR is None (not the shape the runtime uses).
+
+    Leaving them out of the known keys keeps them as extras, so nothing written is lost.
+    """
+    return frozenset(key for key, value in built.items() if key in entries and value is None)
 
 
 def env(ctx: Context, entry: Entry | None, where: str) -> tuple[ir.EnvVar, ...] | None:
@@ -88,6 +97,9 @@ def condition(ctx: Context, entries: dict[str, Entry]) -> tuple[ir.Condition | N
         value = value_of(node)
         locate = ctx.locator(node) if isinstance(node, yaml.ScalarNode) and isinstance(value, str) else None
         cond, problems = parse_condition(value, ctx.span(node), locate)
+        if problems and isinstance(node, yaml.ScalarNode) and node.tag.startswith("!"):
+            hint = f"quote the condition: YAML reads a leading `!` as a tag, e.g. `{key}: '{node.tag}'`"
+            problems = [replace(p, hint=hint) for p in problems]
         ctx.extend(problems)
         if key == "when" and "condition" in entries:
             hint = "remove `condition`; `when` takes precedence"

@@ -43,7 +43,10 @@ def check_identity(ctx: Context, step_id: str, entry: Entry | None) -> None:
 
 def approval(ctx: Context, step_id: str, entry: Entry | None) -> ir.Approval | None:
     """Build the approval IR; effective fields follow the reference's precedence."""
-    if entry is None or not is_approval(value_of(entry[1])):
+    if entry is None:
+        return None
+    if not is_approval(value_of(entry[1])):
+        _warn_not_an_approval(ctx, step_id, entry)
         return None
     node = entry[1]
     value = value_of(node)
@@ -64,6 +67,23 @@ def approval(ctx: Context, step_id: str, entry: Entry | None) -> ir.Approval | N
         _either(value, "requireDifferentApprover", "require_different_approver", bool),
         span,
     )
+
+
+def _warn_not_an_approval(ctx: Context, step_id: str, entry: Entry) -> None:
+    value = value_of(entry[1])
+    if value is False:
+        return  # `approval: false` says "no gate" and means it
+    hint = "write `approval: true`, a prompt string, or a mapping with `prompt:`"
+    ctx.warning("W013", f"approval of step {step_id} is not an approval ({_describe(value)}); the runtime ignores it", entry[1], hint)
+
+
+def _describe(value: Any) -> str:
+    if value == "":
+        return "an empty string"
+    if value is None:
+        return "null"
+    kind = "list" if isinstance(value, list) else "number" if isinstance(value, (int, float)) else "string"
+    return f"a {kind}"
 
 
 def _warn_ignored_types(ctx: Context, step_id: str, entries: dict[str, Entry], value: dict[str, Any]) -> None:

@@ -107,8 +107,11 @@ def _sub_step(
     seen.add(sub_id)
     _check_sub_kinds(ctx, f"{label} for_each sub-step {sub_id}", label, entries, node)
     fields.warn_run_and_command(ctx, entries, f"for_each sub-step {sub_id}")
+    for key in [k for k in entries if k in _IGNORED_IN_LOOPS]:
+        ctx.warning("W009", f"`{key}` on for_each sub-step {sub_id} is ignored by the runtime", entries[key][0])
     assert isinstance(node, yaml.MappingNode)
-    ctx.unknown_keys(entries, SUB_STEP_KEYS | frozenset({"approval", "input", "workflow", "parallel", "for_each"}) | _IGNORED_IN_LOOPS, f"for_each sub-step {sub_id}")
+    checked_elsewhere = frozenset({"approval", "input", "workflow", "parallel", "for_each"}) | _IGNORED_IN_LOOPS
+    ctx.unknown_keys(entries, SUB_STEP_KEYS | checked_elsewhere, f"for_each sub-step {sub_id}")
     return build(ctx, node, entries, sub_id)
 
 

@@ -140,12 +140,13 @@ def _build(
     used |= {"input"} if request else set()
     when, when_key = fields.condition(ctx, entries)
     used |= {when_key} if when_key else set()
+    stdin = fields.stdin(ctx, entries.get("stdin"))
+    env = fields.env(ctx, entries.get("env"), f"step {step_id}")
+    cwd = fields.cwd(ctx, entries.get("cwd"), f"step {step_id}")
+    used -= fields.unbuilt(entries, {"env": env, "cwd": cwd})
     return ir.Step(
-        step_id, action, approval, request,
-        fields.stdin(ctx, entries.get("stdin")), when, when_key,  # type: ignore[arg-type]
-        fields.env(ctx, entries.get("env"), f"step {step_id}"),
-        fields.cwd(ctx, entries.get("cwd"), f"step {step_id}"),
-        retry,
+        step_id, action, approval, request, stdin, when, when_key,  # type: ignore[arg-type]
+        env, cwd, retry,
         value_of(entries["timeout_ms"][1]) if "timeout_ms" in entries else None,
         value_of(entries["on_error"][1]) if "on_error" in entries else None,
         _extras(ctx, entries, used),
@@ -192,9 +193,11 @@ def build_sub_step(ctx: Context, node: yaml.MappingNode, entries: dict[str, Entr
     action = _simple_action(ctx, sub_id, {k: v for k, v in entries.items() if k in ("run", "command", "pipeline")}, used)
     when, when_key = fields.condition(ctx, entries)
     used |= {when_key} if when_key else set()
+    stdin = fields.stdin(ctx, entries.get("stdin"))
+    env = fields.env(ctx, entries.get("env"), f"sub-step {sub_id}")
+    cwd = fields.cwd(ctx, entries.get("cwd"), f"sub-step {sub_id}")
+    used -= fields.unbuilt(entries, {"env": env, "cwd": cwd})
     return ir.Step(
-        sub_id, action, None, None, fields.stdin(ctx, entries.get("stdin")), when, when_key,  # type: ignore[arg-type]
-        fields.env(ctx, entries.get("env"), f"sub-step {sub_id}"),
-        fields.cwd(ctx, entries.get("cwd"), f"sub-step {sub_id}"),
-        None, None, None, _extras(ctx, entries, used), ctx.span(node), ctx.span(entries["id"][1]),
+        sub_id, action, None, None, stdin, when, when_key,  # type: ignore[arg-type]
+        env, cwd, None, None, None, _extras(ctx, entries, used), ctx.span(node), ctx.span(entries["id"][1]),
     )

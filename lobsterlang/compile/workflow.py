@@ -30,16 +30,20 @@ def compile_document(ctx: Context, root: yaml.Node | None) -> ir.Workflow | None
     cost = _cost_limit(ctx, entries.get("cost_limit"))
     steps = compile_steps(ctx, steps_node.value) if has_steps else ()
     ctx.unknown_keys(entries, TOP_KEYS, "the workflow")
+    args = _args(ctx, entries.get("args"))
+    env = fields.env(ctx, entries.get("env"), "workflow")
+    cwd = fields.cwd(ctx, entries.get("cwd"), "workflow")
+    dropped = fields.unbuilt(entries, {"args": args, "env": env, "cwd": cwd})
     return ir.Workflow(
         ctx.path,
         value_of(entries["name"][1]) if "name" in entries else None,
         value_of(entries["description"][1]) if "description" in entries else None,
-        _args(ctx, entries.get("args")),
-        fields.env(ctx, entries.get("env"), "workflow"),
-        fields.cwd(ctx, entries.get("cwd"), "workflow"),
+        args,
+        env,
+        cwd,
         cost,
         steps,
-        fields.extras(ctx, entries, TOP_KEYS),
+        fields.extras(ctx, entries, TOP_KEYS - dropped),
         find_comments(root, ctx.text, ctx.index) if not ctx.is_json else (),
         ctx.span(root),
     )

@@ -1,54 +1,104 @@
-"""Find the `#` comments of a YAML document, so the IR (and the formatter) keeps them."""
+"""Find the `#` comments of a YAML document and what each belongs to, so the IR (and the formatter) keeps them."""
 
 from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
 
 import yaml
 
 from lobsterlang import ir
 from lobsterlang.span import LineIndex
+from lobsterlang.syntax.nodes import key_text
+
+_Entry = tuple[int, int, ir.CommentPath]
+"""(start offset, depth, path) of a mapping key or a sequence item."""
 
 
 def find_comments(root: yaml.Node | None, text: str, index: LineIndex) -> tuple[ir.Comment, ...]:
     """Every comment outside scalars: a `#` at a line start or after whitespace, to end of line."""
     if "#" not in text:
         return ()
-    comments: list[ir.Comment] = []
-    pos = 0
-    for start, end in _scalar_ranges(root):
-        if start > pos:
-            _scan_gap(text, pos, start, index, comments)
-        pos = max(pos, end)
-    _scan_gap(text, pos, len(text), index, comments)
-    return tuple(comments)
+    candidates: list[tuple[int, int]] = []
+    _scan_gap(text, 0, len(text), candidates)
+    root_start = root.start_mark.index if root is not None else len(text)
+    if all(start < root_start for start, _ in candidates):  # a header only: no scalar can hide them
+        return tuple(ir.Comment(text[s:e], index.span(s, e)) for s, e in candidates)
+    scalar_starts, scalar_ends, entries = _survey(root, text)
+    found = [c for c in candidates if not _inside(c[0], scalar_starts, scalar_ends)]
+    starts = [e[0] for e in entries]
+    return tuple(
+        ir.Comment(text[s:e], index.span(s, e), *_belongs_to(text, s, root_start, entries, starts)) for s, e in found
+    )
 
 
-def _scalar_ranges(root: yaml.Node | None) -> list[tuple[int, int]]:
+def _inside(pos: int, starts: list[int], ends: list[int]) -> bool:
+    """Whether `pos` lies in one of the (sorted, disjoint) scalar ranges."""
+    i = bisect_right(starts, pos) - 1
+    return i >= 0 and pos < ends[i]
+
+
+def _belongs_to(
+    text: str, pos: int, root_start: int, entries: list[_Entry], starts: list[int]
+) -> tuple[ir.CommentPath, ir.CommentPlacement]:
+    """Trailing comments belong to the last entry begun before them; others to the next entry."""
+    line_start = text.rfind("\n", 0, pos) + 1
+    if text[line_start:pos].strip():
+        before = bisect_left(starts, pos) - 1
+        return (entries[before][2], "trailing") if before >= 0 else ((), "before")
+    if pos < root_start:
+        return (), "before"
+    after = bisect_right(starts, pos)
+    return (entries[after][2], "before") if after < len(entries) else ((), "end")
+
+
+def _survey(root: yaml.Node | None, text: str) -> tuple[list[int], list[int], list[_Entry]]:
+    """One walk: where scalar text is (starts and ends, sorted) and every entry in document order.
+
+    Entries are mapping keys and sequence items (an item sorts before its first key). A block
+    scalar's range starts after its header line, which may hold a comment (`|-  # note`).
+    """
     ranges: list[tuple[int, int]] = []
+    entries: list[_Entry] = []
     seen: set[int] = set()
-    stack = [root] if root is not None else []
+    stack: list[tuple[yaml.Node, ir.CommentPath]] = [(root, ())] if root is not None else []
     while stack:
-        node = stack.pop()
+        node, path = stack.pop()
         if id(node) in seen:
             continue
         seen.add(id(node))
         if isinstance(node, yaml.ScalarNode):
-            ranges.append((node.start_mark.index, node.end_mark.index))
+            ranges.append(_scalar_range(node, text))
         elif isinstance(node, yaml.MappingNode):
-            stack.extend(n for pair in node.value for n in pair)
+            for key, value in node.value:
+                child = (*path, key_text(key))
+                entries.append((key.start_mark.index, len(child), child))
+                ranges.append(_scalar_range(key, text) if isinstance(key, yaml.ScalarNode) else (0, 0))
+                stack.append((value, child))
         elif isinstance(node, yaml.SequenceNode):
-            stack.extend(node.value)
+            for i, item in enumerate(node.value):
+                entries.append((item.start_mark.index, len(path) + 1, (*path, i)))
+                stack.append((item, (*path, i)))
     ranges.sort()
-    return ranges
+    entries.sort(key=lambda e: (e[0], e[1]))
+    return [r[0] for r in ranges], [r[1] for r in ranges], entries
 
 
-def _scan_gap(text: str, start: int, end: int, index: LineIndex, out: list[ir.Comment]) -> None:
+def _scalar_range(node: yaml.ScalarNode, text: str) -> tuple[int, int]:
+    start, end = node.start_mark.index, node.end_mark.index
+    if node.style in ("|", ">"):
+        newline = text.find("\n", start, end)
+        start = newline if newline >= 0 else start
+    return start, end
+
+
+def _scan_gap(text: str, start: int, end: int, out: list[tuple[int, int]]) -> None:
     pos = text.find("#", start, end)
     while pos != -1:
         if pos == 0 or text[pos - 1] in " \t\n\r":
             stop = text.find("\n", pos, end)
             stop = end if stop == -1 else stop
             comment_end = stop - 1 if stop > pos and text[stop - 1] == "\r" else stop
-            out.append(ir.Comment(text[pos:comment_end], index.span(pos, comment_end)))
+            out.append((pos, comment_end))
             pos = text.find("#", stop, end)
         else:
             pos = text.find("#", pos + 1, end)

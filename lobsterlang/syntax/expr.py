@@ -9,6 +9,7 @@ from lobsterlang import ir
 from lobsterlang.diagnostics import Diagnostic, Severity
 from lobsterlang.span import Span
 from lobsterlang.syntax import parser as lark
+from lobsterlang.syntax.lexer import template_scanner
 from lobsterlang.syntax.locate import Locator
 from lobsterlang.syntax.text import js_trim_range
 
@@ -27,27 +28,22 @@ def parse_template(text: str, locate: Locator, *, step_refs: bool = True) -> ir.
         return ir.Template(text, (ir.Text(text, whole),) if text else (), whole)
     parts: list[ir.TemplatePart] = []
     pending = -1  # start of a run of literal text not yet emitted
-    for tok in lark.parse(text, "template").children:
-        ref = _template_ref(tok, locate, step_refs)
-        if ref is None:
-            pending = tok.start_pos if pending < 0 else pending
+    for match in template_scanner().finditer(text):
+        kind, start, end = match.lastgroup, match.start(), match.end()
+        if kind == "ARGREF":
+            ref: ir.ArgRef | ir.StepRef = ir.ArgRef(text[start + 2 : end - 1], locate.span(start, end))
+        elif kind == "STEPREF" and step_refs:
+            ref = _step_ref(text[start:end], locate.span(start, end))
+        else:
+            pending = start if pending < 0 else pending
             continue
         if pending >= 0:
-            parts.append(ir.Text(text[pending : tok.start_pos], locate.span(pending, tok.start_pos)))
+            parts.append(ir.Text(text[pending:start], locate.span(pending, start)))
             pending = -1
         parts.append(ref)
     if pending >= 0:
         parts.append(ir.Text(text[pending:], locate.span(pending, len(text))))
     return ir.Template(text, tuple(parts), whole)
-
-
-def _template_ref(tok: Any, locate: Locator, step_refs: bool) -> ir.ArgRef | ir.StepRef | None:
-    span = locate.span(tok.start_pos, tok.end_pos)
-    if tok.type == "ARGREF":
-        return ir.ArgRef(tok.value[2:-1], span)
-    if tok.type == "STEPREF" and step_refs:
-        return _step_ref(tok.value, span)
-    return None
 
 
 def _step_ref(text: str, span: Span) -> ir.StepRef:

@@ -20,8 +20,16 @@ _SEQ_TAG = "tag:yaml.org,2002:seq"
 
 def compose_json(text: str, index: LineIndex) -> tuple[yaml.Node | None, list[Diagnostic]]:
     """Parse JSON (strictly, as `JSON.parse` does) into yaml nodes with positions."""
+    if text.startswith("\ufeff"):
+        hint = "save the file without a byte order mark (JSON.parse refuses it)"
+        return None, [Diagnostic("E004", Severity.ERROR, "JSON syntax error: unexpected byte order mark", index.span(0, 1), hint=hint)]
     try:
-        json.loads(text)
+        json.loads(text, parse_constant=_refuse_constant)
+    except _NonStandardNumber as exc:
+        found = re.search(rf"(?<![\w\"]){re.escape(exc.word)}(?![\w\"])", text)
+        pos = found.start() if found else 0
+        span = index.span(pos, pos + len(exc.word))
+        return None, [Diagnostic("E004", Severity.ERROR, f"JSON syntax error: {exc.word} is not valid JSON", span)]
     except json.JSONDecodeError as exc:
         span = index.span(exc.pos, exc.pos + 1)
         return None, [Diagnostic("E004", Severity.ERROR, f"JSON syntax error: {exc.msg}", span)]
@@ -29,6 +37,17 @@ def compose_json(text: str, index: LineIndex) -> tuple[yaml.Node | None, list[Di
         hint = "flatten the data: workflow values need no more than a few levels of nesting"
         return None, [Diagnostic("E006", Severity.ERROR, "JSON is nested too deeply", index.span(0, 1), hint=hint)]
     return _Composer(text, index).compose(), []
+
+
+class _NonStandardNumber(ValueError):
+    def __init__(self, word: str) -> None:
+        super().__init__(word)
+        self.word = word
+
+
+def _refuse_constant(word: str) -> None:
+    """`NaN`, `Infinity` and `-Infinity` are Python extensions that JSON.parse refuses."""
+    raise _NonStandardNumber(word)
 
 
 class _Composer:
@@ -46,8 +65,6 @@ class _Composer:
     def skip_ws(self) -> None:
         match = _WS.match(self.text, self.pos)
         self.pos = match.end() if match else self.pos
-        if self.pos < len(self.text) and self.text[self.pos] == "\ufeff":
-            self.pos += 1
 
     def compose(self) -> yaml.Node:
         self.skip_ws()

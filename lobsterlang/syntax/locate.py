@@ -52,6 +52,12 @@ class SegmentLocator:
         return self._file_starts[i] + (local - self._value_starts[i])
 
     def span(self, start: int, end: int) -> Span:
-        file_start = self.offset(start)
-        file_end = self.offset(end - 1) + 1 if end > start else file_start
-        return self._index.span(file_start, max(file_start, file_end))
+        starts = self._value_starts
+        i = bisect_right(starts, start) - 1
+        file_start = self._file_starts[i] + (start - starts[i]) if start < self._value_len else self._file_end
+        if end <= start:
+            return self._index.span(file_start, file_start)
+        nxt = starts[i + 1] if i + 1 < len(starts) else self._value_len
+        if end <= nxt:  # both ends in one segment: no second search
+            return self._index.span(file_start, file_start + (end - start))
+        return self._index.span(file_start, max(file_start, self.offset(end - 1) + 1))

@@ -27,6 +27,27 @@ def node_span(node: yaml.Node, index: LineIndex) -> Span:
     return Span(start.index, end.index, start.line + 1, start.column + 1, end.line + 1, end.column + 1)
 
 
+def needs_graph_check(text: str) -> bool:
+    """Only documents with an alias (`*name`) or a tag (`!tag`) can hold what check_graph finds."""
+    for mark in "*!":
+        pos = text.find(mark)
+        while pos != -1:
+            if _starts_node(text, pos):
+                return True
+            pos = text.find(mark, pos + 1)
+    return False
+
+
+def _starts_node(text: str, pos: int) -> bool:
+    """`pos` is where a node may start: a line start, or after `key: `, `- `, `? `, `[`, `{`, `,`."""
+    before = pos - 1
+    while before >= 0 and text[before] in " \t":
+        before -= 1
+    if before < 0 or text[before] in "\n[{,":
+        return True
+    return text[before] in ":-?" and before < pos - 1
+
+
 def check_graph(root: yaml.Node, index: LineIndex) -> list[Diagnostic]:
     """Reject recursive aliases, alias bombs and deep nesting before anything walks the tree."""
     sizes: dict[int, int] = {}
@@ -77,13 +98,28 @@ def _unknown_tag(node: yaml.Node, index: LineIndex) -> Diagnostic:
     return Diagnostic("W010", Severity.WARNING, message, node_span(node, index))
 
 
-def to_value(node: yaml.Node) -> Any:
-    """Convert a checked node to plain JSON data (mappings keep the last duplicate key)."""
+class NestingError(ValueError):
+    """A value nested deeper than MAX_DEPTH; `node` is where the limit was crossed."""
+
+    def __init__(self, node: yaml.Node) -> None:
+        super().__init__(f"value nested deeper than {MAX_DEPTH} levels")
+        self.node = node
+
+
+def nesting_diagnostic(exc: NestingError, index: LineIndex) -> Diagnostic:
+    hint = "flatten the data: workflow values need no more than a few levels of nesting"
+    return _error("E006", str(exc), exc.node, index, hint)
+
+
+def to_value(node: yaml.Node, depth: int = 0) -> Any:
+    """Convert a node to plain JSON data (mappings keep the last duplicate key)."""
     if isinstance(node, yaml.ScalarNode):
         return scalar_value(node)
+    if depth >= MAX_DEPTH:
+        raise NestingError(node)
     if isinstance(node, yaml.SequenceNode):
-        return [to_value(child) for child in node.value]
-    return {key_text(k): to_value(v) for k, v in node.value}
+        return [to_value(child, depth + 1) for child in node.value]
+    return {key_text(k): to_value(v, depth + 1) for k, v in node.value}
 
 
 def key_text(node: yaml.Node) -> str:
@@ -103,8 +139,15 @@ def _js_string(value: Any) -> str:
 
 
 def scalar_value(node: yaml.ScalarNode) -> Any:
-    """The typed value of a scalar, by its resolved tag (unknown tags read as strings)."""
-    return _typed(node.tag, node.value)
+    """The typed value of a scalar, by its resolved tag (unknown tags read as strings).
+
+    Computed once per node: the compiler asks for the same scalars many times.
+    """
+    try:
+        return node.__dict__["_lobster_value"]
+    except KeyError:
+        value = node.__dict__["_lobster_value"] = _typed(node.tag, node.value)
+        return value
 
 
 def _typed(tag: str, text: str) -> Any:
@@ -132,10 +175,12 @@ def _int(text: str) -> int:
     return sign * int(body)
 
 
-def _float(text: str) -> float:
-    lowered = text.lower()
-    if lowered.endswith(".inf"):
-        return -math.inf if text.startswith("-") else math.inf
-    if lowered == ".nan":
-        return math.nan
-    return float(text)
+def _float(text: str) -> float | int | None:
+    """A YAML/JSON float as JavaScript holds it: integral values are plain integers, and
+    .inf/.nan (or an overflowing literal) become null, as JSON.stringify writes them."""
+    if text.lower().endswith((".inf", ".nan")):
+        return None
+    value = float(text)
+    if not math.isfinite(value):
+        return None
+    return int(value) if value.is_integer() and abs(value) < 2**53 else value

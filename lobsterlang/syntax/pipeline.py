@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Sequence
 
 from lobsterlang import ir
 from lobsterlang.diagnostics import Diagnostic, Severity
 from lobsterlang.span import Span
-from lobsterlang.syntax import parser as lark
 from lobsterlang.syntax.expr import parse_template
+from lobsterlang.syntax.lexer import pipeline_scanner
 from lobsterlang.syntax.locate import Locator
 from lobsterlang.syntax.text import js_trim_range
 
@@ -29,7 +29,7 @@ class _Word:
 
     __slots__ = ("end", "offsets", "start", "value")
 
-    def __init__(self, value: str, offsets: list[int], start: int, end: int) -> None:
+    def __init__(self, value: str, offsets: Sequence[int], start: int, end: int) -> None:
         self.value = value
         self.offsets = offsets
         self.start = start
@@ -44,13 +44,12 @@ def parse_pipeline(
     With `templates=True` (pipelines in workflow files), words that embed `${arg}` or
     `$step.path` references carry a template, so values are substituted per word.
     """
-    try:
-        tree = lark.parse(text, "pipeline")
-    except lark.UnexpectedInput as exc:
+    scanned = scan_stages(text)
+    if isinstance(scanned, int):
         # The grammar accepts every character sequence except an unterminated quote.
-        return None, [_unclosed_quote(text, exc.pos_in_stream or 0, locate)]
-    groups = _stage_groups(tree.children, len(text))
-    problem = _splitter_disagreement(text, tree)
+        return None, [_unclosed_quote(text, scanned, locate)]
+    groups, pipes = scanned
+    problem = _splitter_disagreement(text, pipes)
     if problem is not None:
         return None, [problem_diag(problem, locate)]
     stages: list[ir.Stage] = []
@@ -62,7 +61,7 @@ def parse_pipeline(
     if len(groups) > MAX_STAGES:
         cut = groups[MAX_STAGES][0] - 1
         message = f"pipeline has {len(groups):,} stages; the limit is {MAX_STAGES:,}"
-        return None, [_error("P005", message, locate.span(cut, cut + 1), "split the work into several steps")]
+        return None, [_error("P004", message, locate.span(cut, cut + 1), "split the work into several steps")]
     for start, end, tokens in groups:
         stage = _build_stage(text, start, end, tokens, _WordMaker(locate, templates))
         if stage is None:
@@ -104,18 +103,44 @@ def _empty_stage(text: str, start: int, end: int, locate: Locator) -> Diagnostic
     )
 
 
-def _stage_groups(children: list[Any], text_len: int) -> list[tuple[int, int, list[Any]]]:
-    """Split the parse tree into (start, end, part tokens per word) for each stage."""
-    groups: list[tuple[int, int, list[Any]]] = []
-    start = 0
-    for child in children:
-        if isinstance(child, lark.Token):  # a PIPE
-            groups[-1] = (groups[-1][0], child.start_pos, groups[-1][2])
-            start = child.end_pos
-            continue
-        words = [w.children for w in child.children]
-        groups.append((start, text_len, words))
-    return groups
+Part = tuple[str, int, int]
+"""A word part: terminal name (BARE, SQ_STRING or DQ_STRING), start and end offsets."""
+Group = tuple[int, int, list[list[Part]]]
+"""A stage: start and end offsets and its words, each a list of adjacent parts."""
+
+
+def scan_stages(text: str) -> tuple[list[Group], list[int]] | int:
+    """Stages and `|` offsets per grammar/pipeline.lark, or the offset of an unclosed quote.
+
+    pipeline: stage (PIPE stage)*; stage: _WS? (word _WS)* word?; word: part+.
+    """
+    groups: list[Group] = []
+    pipes: list[int] = []
+    words: list[list[Part]] = []
+    word: list[Part] = []
+    stage_start = expected = 0
+    for match in pipeline_scanner().finditer(text):
+        start, end = match.span()
+        if start != expected:
+            return expected
+        expected = end
+        kind = match.lastgroup or ""
+        if kind in ("WS", "PIPE"):
+            if word:
+                words.append(word)
+                word = []
+            if kind == "PIPE":
+                groups.append((stage_start, start, words))
+                pipes.append(start)
+                stage_start, words = end, []
+        else:
+            word.append((kind, start, end))
+    if expected != len(text):
+        return expected
+    if word:
+        words.append(word)
+    groups.append((stage_start, len(text), words))
+    return groups, pipes
 
 
 class _WordMaker:
@@ -126,7 +151,8 @@ class _WordMaker:
         self.templates = templates
 
     def word(self, word: _Word, skip: int = 0) -> ir.Word:
-        start = word.offsets[skip] if skip < len(word.offsets) else word.end
+        """The IR word for `word.value[skip:]`; its span covers the source text, quotes included."""
+        start = word.start if skip == 0 else word.offsets[skip - 1] + 1
         value = word.value[skip:]
         tpl = None
         if self.templates and "$" in value:
@@ -137,7 +163,7 @@ class _WordMaker:
 class _WordLocator:
     """Maps offsets in a word's value to the file, through the word's source offsets."""
 
-    def __init__(self, offsets: list[int], end: int, outer: Locator) -> None:
+    def __init__(self, offsets: Sequence[int], end: int, outer: Locator) -> None:
         self._offsets = offsets
         self._end = end
         self._outer = outer
@@ -148,9 +174,9 @@ class _WordLocator:
         return self._outer.span(lo, max(lo, hi))
 
 
-def _build_stage(text: str, start: int, end: int, words: list[Any], make: _WordMaker) -> ir.Stage | None:
+def _build_stage(text: str, start: int, end: int, words: list[list[Part]], make: _WordMaker) -> ir.Stage | None:
     lo, hi = js_trim_range(text, start, end)
-    built = [w for w in (_build_word(parts, lo, hi) for parts in words) if w is not None and w.value]
+    built = [w for w in (_build_word(text, parts, lo, hi) for parts in words) if w is not None and w.value]
     if not built:
         return None
     name, *rest = built
@@ -163,17 +189,20 @@ def _is_blank(text: str, start: int, end: int) -> bool:
     return lo >= hi
 
 
-def _build_word(parts: list[Any], lo: int, hi: int) -> _Word | None:
+def _build_word(text: str, parts: list[Part], lo: int, hi: int) -> _Word | None:
+    if len(parts) == 1 and parts[0][0] == "BARE" and lo <= parts[0][1] and parts[0][2] <= hi:
+        _, start, end = parts[0]  # the common case: one bare token, offsets are start + i
+        return _Word(text[start:end], range(start, end), start, end)
     value: list[str] = []
     offsets: list[int] = []
     first = last = -1
-    for tok in parts:
-        s, e = max(tok.start_pos, lo), min(tok.end_pos, hi)
+    for kind, start, end in parts:
+        s, e = max(start, lo), min(end, hi)
         if s >= e:
             continue
         first = s if first < 0 else first
         last = e
-        _decode_part(tok.type, tok.value[s - tok.start_pos : e - tok.start_pos], s, value, offsets)
+        _decode_part(kind, text[s:e], s, value, offsets)
     if first < 0:
         return None
     return _Word("".join(value), offsets, first, last)
@@ -190,6 +219,10 @@ def _decode_part(kind: str, raw: str, base: int, value: list[str], offsets: list
 
 
 def _decode_single(raw: str, base: int, value: list[str], offsets: list[int]) -> None:
+    if "\\" not in raw:
+        value.append(raw[1:-1])
+        offsets.extend(range(base + 1, base + len(raw) - 1))
+        return
     i, n = 1, len(raw) - 1
     while i < n:
         if raw[i] == "\\" and i + 1 < n and raw[i + 1] == "'":
@@ -203,6 +236,10 @@ def _decode_single(raw: str, base: int, value: list[str], offsets: list[int]) ->
 
 
 def _decode_double(raw: str, base: int, value: list[str], offsets: list[int]) -> None:
+    if "\\" not in raw:
+        value.append(raw[1:-1])
+        offsets.extend(range(base + 1, base + len(raw) - 1))
+        return
     i, n = 1, len(raw) - 1
     while i < n:
         ch = raw[i]
@@ -229,7 +266,8 @@ def _classify_args(words: list[_Word], make: _WordMaker) -> list[ir.StageArg]:
         word = words[i]
         i += 1
         if not word.value.startswith("--"):
-            args.append(ir.Positional(make.word(word), locate.span(word.start, word.end)))
+            value = make.word(word)
+            args.append(ir.Positional(value, value.span))
             continue
         eq = word.value.find("=")
         if eq >= 0:
@@ -249,7 +287,7 @@ def _classify_args(words: list[_Word], make: _WordMaker) -> list[ir.StageArg]:
     return args
 
 
-def _splitter_disagreement(text: str, tree: object) -> tuple[int, str] | None:
+def _splitter_disagreement(text: str, ours: list[int]) -> tuple[int, str] | None:
     """Check the one case where the reference's stage splitter and tokenizer disagree.
 
     Inside single quotes the reference's splitter treats `\\\\` as an escaped pair while its
@@ -258,7 +296,6 @@ def _splitter_disagreement(text: str, tree: object) -> tuple[int, str] | None:
     """
     if "\\\\'" not in text:
         return None
-    ours = [t.start_pos for t in _pipes(tree)]
     theirs, unclosed_at = _reference_split(text)
     if unclosed_at is not None:
         return unclosed_at, UNCLOSED_QUOTE
@@ -266,10 +303,6 @@ def _splitter_disagreement(text: str, tree: object) -> tuple[int, str] | None:
         where = next((a for a, b in zip(ours, theirs, strict=False) if a != b), (ours or theirs)[0])
         return where, "Ambiguous quoting: `\\\\'` inside single quotes splits stages differently"
     return None
-
-
-def _pipes(tree: object) -> list[Any]:
-    return [c for c in getattr(tree, "children", []) if isinstance(c, lark.Token)]
 
 
 def _reference_split(text: str) -> tuple[list[int], int | None]:

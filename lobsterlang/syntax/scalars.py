@@ -18,7 +18,9 @@ def scalar_locator(node: yaml.ScalarNode, text: str, index: LineIndex) -> Locato
         return TextLocator(index, start)
     if style in ("'", '"') and text.startswith(value, start + 1) and _closes(text, start + 1 + len(value), style):
         return TextLocator(index, start + 1)
-    segments = _align(value, text, start, end, style)
+    segments = _align_lines(value, text, start, end, style)
+    if segments is None:
+        segments = _align(value, text, start, end, style)
     if segments is None:
         return TextLocator(index, start)
     return SegmentLocator(index, segments, len(value), end)
@@ -26,6 +28,47 @@ def scalar_locator(node: yaml.ScalarNode, text: str, index: LineIndex) -> Locato
 
 def _closes(text: str, pos: int, quote: str) -> bool:
     return pos < len(text) and text[pos] == quote
+
+
+def _align_lines(value: str, text: str, start: int, end: int, style: str | None) -> list[tuple[int, int]] | None:
+    """Line by line: each source line's content appears verbatim in the value, in order.
+
+    Holds for block scalars and for plain or quoted scalars without escapes (folding only
+    changes the line breaks between contents); returns None when it does not hold.
+    """
+    if (style == '"' and "\\" in text[start:end]) or (style == "'" and "''" in text[start:end]):
+        return None
+    pos = _content_start(text, start, end, style)
+    stop = end - 1 if style in ("'", '"') else end
+    indent = _block_indent(text, pos, stop) if style in ("|", ">") else 0
+    segments: list[tuple[int, int]] = []
+    cursor = 0
+    while pos < stop:
+        line_end = text.find("\n", pos, stop)
+        line_end = stop if line_end < 0 else line_end
+        lo, hi = _line_content(text, pos, line_end, indent)
+        if hi > lo:
+            found = value.find(text[lo:hi], cursor)
+            if found < 0 or value[cursor:found].strip(" \n"):
+                return None
+            segments.append((found, lo))
+            cursor = found + (hi - lo)
+        pos = line_end + 1
+    return segments or [(0, start)]
+
+
+def _line_content(text: str, pos: int, line_end: int, indent: int) -> tuple[int, int]:
+    """The part of a source line that is scalar content (indentation and edges trimmed)."""
+    if indent:
+        lo = _skip_indent(text, pos, line_end, indent)
+        hi = line_end - 1 if line_end > lo and text[line_end - 1] == "\r" else line_end
+        return lo, hi
+    lo, hi = pos, line_end
+    while lo < hi and text[lo] in " \t":
+        lo += 1
+    while hi > lo and text[hi - 1] in " \t\r":
+        hi -= 1
+    return lo, hi
 
 
 def _align(value: str, text: str, start: int, end: int, style: str | None) -> list[tuple[int, int]] | None:

@@ -48,7 +48,7 @@ def _fail_at(
     """Fail, pointing at the line and column of a byte offset; `shown` is text for snippets."""
     prefix = data[:byte_offset].decode("utf-8", errors="replace")
     line = prefix.count("\n") + 1
-    col = byte_offset - (data.rfind(b"\n", 0, byte_offset) + 1) + 1
+    col = len(prefix) - (prefix.rfind("\n") + 1) + 1
     offset = len(prefix)
     span = Span(offset, offset + 1, line, col, line, col + 1)
     return SourceText(shown, LineIndex(shown)), [Diagnostic(code, Severity.ERROR, message, span, hint=hint)]

@@ -1,0 +1,94 @@
+"""Lint throughput on generated workflows, against yamllint on the same files: `python bench/lint_bench.py`.
+
+Run it with the interpreter of the environment where lobsterlang is installed (it imports `corpus`
+from this folder, like bench/run.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from corpus import write_corpus
+
+from lobsterlang.compile import compile_workflow
+from lobsterlang.lint import Config, Source, lint_sources
+from lobsterlang.lint.context import LintContext
+from lobsterlang.lint.registry import all_rules
+from lobsterlang.lint.rules.shellcheck import binary
+
+
+def best_of(passes: int, work: Callable[[], object]) -> float:
+    times = []
+    for _ in range(passes):
+        started = time.perf_counter()
+        work()
+        times.append(time.perf_counter() - started)
+    return min(times)
+
+
+def lint_all(sources: list[Source], config: Config) -> None:
+    results = lint_sources(sources, config)
+    assert all(r.workflow is not None for r in results)
+
+
+def rules_only(contexts: list[LintContext]) -> None:
+    checks = [r.check for r in all_rules().values() if r.check is not None]
+    for ctx in contexts:
+        for check in checks:
+            list(check(ctx))
+
+
+def yamllint_all(texts: list[str]) -> None:
+    from yamllint import linter  # type: ignore[import-untyped, unused-ignore]
+    from yamllint.config import YamlLintConfig  # type: ignore[import-untyped, unused-ignore]
+
+    config = YamlLintConfig("extends: default")
+    for text in texts:
+        list(linter.run(text, config))
+
+
+def row(label: str, seconds: float, count: int) -> str:
+    return f"| {label} | {count / seconds:,.0f} files/s | {seconds * 1000 / count:.2f} ms/file |"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--files", type=int, default=1000)
+    parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--passes", type=int, default=3)
+    args = parser.parse_args(argv)
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+    with tempfile.TemporaryDirectory(prefix="lobster-lint-bench-") as tmp:
+        paths = write_corpus(Path(tmp), args.files, args.steps)
+        datas = [p.read_bytes() for p in paths]
+    sources = [Source(f"wf-{i:04d}.lobster", d) for i, d in enumerate(datas)]
+    texts = [d.decode("utf-8") for d in datas]
+    contexts = [LintContext(s.path, t, workflow=compile_workflow(s.data, s.path).ir) for s, t in zip(sources, texts, strict=True)]
+    no_sc = Config(shellcheck=False)
+    lint_all(sources, no_sc)
+    figures = [
+        ("lobster lint (compile + all rules, no shellcheck)", best_of(args.passes, lambda: lint_all(sources, no_sc))),
+        ("lint rules only (IR already compiled)", best_of(args.passes, lambda: rules_only(contexts))),
+        ("yamllint (default config)", best_of(max(1, args.passes - 2), lambda: yamllint_all(texts))),
+    ]
+    if binary():
+        figures.insert(1, ("lobster lint with shellcheck (one batched run)", best_of(1, lambda: lint_all(sources, Config()))))
+    print(f"{args.files} files x {args.steps} steps, one CPU, best of {args.passes}")
+    print("| what | throughput | per file |\n| --- | --- | --- |")
+    for label, seconds in figures:
+        print(row(label, seconds, args.files))
+    lint_s, yaml_s = figures[0][1], figures[-1][1]
+    rules_s = next(s for label, s in figures if label.startswith("lint rules only"))
+    print(f"yamllint / lobster lint: {yaml_s / lint_s:.1f}x; yamllint / lint rules only: {yaml_s / rules_s:.1f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

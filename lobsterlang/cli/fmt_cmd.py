@@ -1,0 +1,192 @@
+"""`lobster fmt`: rewrite workflow files in canonical form, or check or diff them; IR JSON to a .lobster file."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from lobsterlang import ir
+from lobsterlang.cli.files import write_atomic
+from lobsterlang.cli.fmt_jobs import Job, converted_name, examine_all, examine_bytes
+from lobsterlang.cli.output import COLOR_OPTION, FORMAT_OPTION, print_diagnostics
+from lobsterlang.compile import WORKFLOW_SUFFIXES
+from lobsterlang.fmt.api import emit, is_json_path
+from lobsterlang.ir_codec import from_json
+from lobsterlang.report import Report
+
+DIRECTORY_SUFFIXES = (".lobster", ".lobster.yaml", ".lobster.yml", ".lobster.json")
+"""What `lobster fmt DIR` picks up; other .yaml/.yml/.json files are formatted only when named."""
+
+
+class _Options:
+    """How to treat each file: check only, print a diff, convert JSON to YAML; how to print diagnostics."""
+
+    def __init__(self, check: bool, diff: bool, to_yaml: bool, fmt: str, color: str) -> None:
+        self.check = check
+        self.diff = diff
+        self.to_yaml = to_yaml
+        self.fmt = fmt
+        self.color = color
+
+    @property
+    def writes(self) -> bool:
+        return not (self.check or self.diff)
+
+
+@click.command("fmt")
+@click.argument("paths", nargs=-1, metavar="[PATHS]...")
+@click.option("--check", is_flag=True, help="Change nothing; list the files that would change and exit 1 if any.")
+@click.option("--diff", "show_diff", is_flag=True, help="Change nothing; print a unified diff of the changes.")
+@click.option("--stdin-filename", metavar="NAME", help="Name for `-` in messages (a .json name keeps JSON).")
+@click.option("--to", "to", type=click.Choice(["yaml"]), help="Convert JSON workflow files to YAML (`x.json` becomes `x.lobster`).")
+@click.option("--from-ir", "from_ir", metavar="IR_JSON", help="Print a canonical .lobster file for IR JSON (`-`: stdin).")
+@FORMAT_OPTION
+@COLOR_OPTION
+@click.pass_context
+def fmt_command(
+    ctx: click.Context, paths: tuple[str, ...], check: bool, show_diff: bool, stdin_filename: str | None,
+    to: str | None, from_ir: str | None, fmt: str, color: str,
+) -> None:
+    """Format workflow files in place: PATHS are files and directories (`-`: stdin to stdout).
+
+    Directories are searched for *.lobster, *.lobster.yaml, *.lobster.yml and *.lobster.json;
+    other .yaml, .yml and .json files are formatted when named. A file with compile errors is
+    never rewritten: its errors are reported. Exit 0 when done (or, with --check, when nothing
+    would change), 1 when a file would change under --check or has errors, 2 on usage errors.
+    """
+    if from_ir is not None:
+        if paths:
+            raise click.UsageError("--from-ir takes no PATHS")
+        ctx.exit(_from_ir(from_ir))
+    if not paths:
+        raise click.UsageError("give PATHS to format, or `-` to format stdin")
+    options = _Options(check, show_diff, to == "yaml", fmt, color)
+    if "-" in paths:
+        if len(paths) > 1:
+            raise click.UsageError("`-` (stdin) cannot be combined with other PATHS")
+        ctx.exit(_format_stdin(stdin_filename or "<stdin>", options))
+    jobs = examine_all([str(p) for p in _collect(paths)], options.to_yaml, verify=options.writes)
+    outcomes = [_report(job, options) for job in jobs]
+    _summary(outcomes, options)
+    failed = "failed" in outcomes or (check and "changed" in outcomes)
+    ctx.exit(1 if failed else 0)
+
+
+def _collect(paths: tuple[str, ...]) -> list[Path]:
+    """The files to format, in order, without duplicates; missing paths are usage errors."""
+    found: dict[Path, None] = {}
+    for name in paths:
+        path = Path(name)
+        if path.is_dir():
+            found.update(dict.fromkeys(_workflows_under(path)))
+        elif path.is_file():
+            if path.suffix.lower() not in WORKFLOW_SUFFIXES:
+                raise click.UsageError(f"{name}: Workflow file must end in .lobster, .yaml, .yml, or .json")
+            found[path] = None
+        else:
+            raise click.UsageError(f"{name}: no such file or directory")
+    return list(found)
+
+
+def _workflows_under(directory: Path) -> list[Path]:
+    """Workflow files below `directory`, skipping hidden directories, in sorted order."""
+    out: list[Path] = []
+    for root, dirs, files in os.walk(directory):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        out.extend(Path(root, f) for f in sorted(files) if f.lower().endswith(DIRECTORY_SUFFIXES))
+    return out
+
+
+def _report(job: Job, options: _Options) -> str:
+    """Print what happened to one file, write it when asked; returns its outcome."""
+    if job.outcome == "failed":
+        _print_failure(job, options)
+    elif job.outcome == "changed":
+        if options.diff:
+            click.echo(_unified_diff(job.source, job.text, job.path, job.target), nl=False)
+        if options.check:
+            click.echo(f"would reformat {job.path}")
+        if options.writes:
+            return _write(job)
+    return job.outcome
+
+
+def _print_failure(job: Job, options: _Options) -> None:
+    if job.errors:
+        print_diagnostics([Report(job.path, job.source, job.errors)], options.fmt, options.color)
+    else:
+        click.echo(job.message, err=True)
+
+
+def _write(job: Job) -> str:
+    converting = job.target != job.path
+    if converting and Path(job.target).exists():
+        click.echo(f"{job.path}: not converted: {job.target} already exists", err=True)
+        return "failed"
+    write_atomic(os.path.realpath(job.target), job.text)  # through a symlink, not over it
+    if converting:
+        Path(job.path).unlink()
+        click.echo(f"converted {job.path} -> {job.target}", err=True)
+    else:
+        click.echo(f"reformatted {job.path}", err=True)
+    return "changed"
+
+
+def _unified_diff(old: str, new: str, path: str, target: str) -> str:
+    lines = difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True), path, f"{target} (formatted)")
+    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+
+
+def _format_stdin(name: str, options: _Options) -> int:
+    target = converted_name(name) if options.to_yaml and is_json_path(name) else name
+    data = sys.stdin.buffer.read()
+    job = examine_bytes(data, name, target, verify=not (options.check or options.diff))
+    if job.outcome == "failed":
+        _print_failure(job, options)
+        return 1
+    changed = job.outcome == "changed"
+    if options.diff and changed:
+        click.echo(_unified_diff(job.source, job.text, name, target), nl=False)
+    if options.check:
+        if changed:
+            click.echo(f"would reformat {name}")
+        return 1 if changed else 0
+    if not options.diff:
+        click.echo(job.text if changed else data.decode("utf-8"), nl=False)
+    return 0
+
+
+def _from_ir(source: str) -> int:
+    """Print the canonical .lobster text of a Workflow IR JSON file."""
+    try:
+        raw = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise click.UsageError(f"cannot read {source}: {exc.strerror or exc}") from None
+    try:
+        workflow = from_json(json.loads(raw))
+    except (ValueError, TypeError) as exc:
+        click.echo(f"{source}: not valid IR JSON: {exc}", err=True)
+        return 1
+    if not isinstance(workflow, ir.Workflow):
+        click.echo(f"{source}: the IR is a {type(workflow).__name__}, not a Workflow", err=True)
+        return 1
+    click.echo(emit(workflow), nl=False)
+    return 0
+
+
+def _summary(outcomes: list[str], options: _Options) -> None:
+    changed, failed = outcomes.count("changed"), outcomes.count("failed")
+    verb = "reformatted" if options.writes else "would be reformatted"
+    parts = [f"{_files(changed)} {verb}", f"{_files(outcomes.count('unchanged'))} already formatted"]
+    if failed:
+        parts.append(f"{_files(failed)} not formatted (errors)")
+    click.echo(", ".join(parts) + ".", err=True)
+
+
+def _files(count: int) -> str:
+    return f"{count} file" + ("" if count == 1 else "s")

@@ -1,0 +1,56 @@
+"""`lobster graph`: print a workflow file's steps and data flow as Mermaid, DOT or text."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import click
+
+from lobsterlang.graph import FORMATS, render_graph
+from lobsterlang.interpret.workflow.errors import WorkflowError
+from lobsterlang.interpret.workflow.loader import check_path, load_workflow
+
+
+@click.command("graph")
+@click.argument("path", required=False, metavar="FILE")
+@click.option("--file", "file", metavar="FILE", help="The workflow file (or give it as FILE).")
+@click.option("--format", "fmt", default="mermaid", metavar="mermaid|dot|ascii", help="Output format.  [default: mermaid]")
+@click.option("--args-json", "args_json", metavar="JSON", help="Arg values (a JSON object) used in the labels.")
+@click.pass_context
+def graph_command(ctx: click.Context, path: str | None, file: str | None, fmt: str, args_json: str | None) -> None:
+    """Draw a workflow: one node per step (approvals as diamonds), with next/stdin/for_each/when edges.
+
+    Labels are escaped, so a step id or command cannot inject Mermaid or DOT syntax.
+    Exit 0 on success, 1 when the file cannot be loaded, 2 on usage errors.
+    """
+    target = file or path
+    if not target:
+        _usage(ctx, "graph requires a workflow file path (use --file <path>)")
+    if fmt not in FORMATS:
+        _usage(ctx, "graph --format must be one of: mermaid, dot, ascii")
+    given = _args(ctx, args_json)
+    try:
+        check_path(target)  # type: ignore[arg-type]
+        workflow, _ = load_workflow(target)  # type: ignore[arg-type]
+    except WorkflowError as exc:
+        click.echo(f"Error: {exc}", err=True)
+        ctx.exit(1)
+    click.echo(render_graph(workflow, fmt, given))
+
+
+def _args(ctx: click.Context, text: str | None) -> dict[str, Any] | None:
+    if text is None:
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        _usage(ctx, "graph --args-json must be valid JSON")
+    if not isinstance(value, dict):
+        _usage(ctx, "graph --args-json must be a JSON object")
+    return value  # type: ignore[no-any-return]
+
+
+def _usage(ctx: click.Context, message: str) -> None:
+    click.echo(message, err=True)
+    ctx.exit(2)

@@ -1,0 +1,120 @@
+"""`lobster resume --token T | --id ID` with `--approve yes|no`, `--response-json` or `--cancel`; always an envelope."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+_CANCEL_WORDS = {"true": True, "1": True, "yes": True, "y": True, "false": False, "0": False, "no": False, "n": False}
+_APPROVE_WORDS = {"yes": True, "y": True, "no": False, "n": False}
+_VALUE_FLAGS = {
+    "--token": "token", "--id": "id", "--approve": "approve", "--decision": "approve", "--response-json": "response", "--run": "run",
+}
+_SWITCHES = {"--retry-step": "retry_step", "--skip-step": "skip_step"}
+
+
+class ResumeArgs:
+    """Raw `resume` flags as given (unknown words are ignored, as the reference does)."""
+
+    def __init__(self, token: str | None = None, approve: str | None = None, response: str | None = None,
+                 cancel: bool = False, cancel_error: bool = False) -> None:
+        self.token, self.approve, self.response = token, approve, response
+        self.id: str | None = None
+        self.cancel, self.cancel_error = cancel, cancel_error
+        self.run: str | None = None
+        self.retry_step = self.skip_step = False
+
+
+def parse_resume_args(argv: list[str]) -> ResumeArgs:
+    parsed = ResumeArgs()
+    index = 0
+    while index < len(argv):
+        index = _take(argv, index, parsed)
+    return parsed
+
+
+def _take(argv: list[str], index: int, parsed: ResumeArgs) -> int:
+    word = argv[index]
+    name, _, inline = word.partition("=")
+    if name in _VALUE_FLAGS:
+        if "=" in word:
+            setattr(parsed, _VALUE_FLAGS[name], inline)
+            return index + 1
+        if index + 1 < len(argv):
+            setattr(parsed, _VALUE_FLAGS[name], argv[index + 1])
+        return index + 2
+    if word in _SWITCHES:
+        setattr(parsed, _SWITCHES[word], True)
+        return index + 1
+    if name == "--cancel":
+        given = inline if "=" in word else (argv[index + 1] if index + 1 < len(argv) and not argv[index + 1].startswith("--") else None)
+        value = True if given is None else _CANCEL_WORDS.get(given.lower())
+        parsed.cancel, parsed.cancel_error = bool(value), parsed.cancel_error or value is None
+        return index + (1 if "=" in word or given is None else 2)
+    return index + 1
+
+
+def decision_from(parsed: ResumeArgs) -> Any:
+    """Check the flags in the reference's order; a `Decision` or `UsageError`."""
+    from lobsterlang.interpret.errors import UsageError
+    from lobsterlang.interpret.pipeline.session import Decision
+
+    if parsed.cancel_error:
+        raise UsageError("resume --cancel must be true or false")
+    if not parsed.token and not parsed.id:
+        raise UsageError("resume requires --token or --id")
+    given = [parsed.approve is not None, parsed.response is not None, parsed.cancel]
+    if sum(given) > 1:
+        raise UsageError("resume accepts only one of --approve, --response-json, or --cancel")
+    if not any(given):
+        raise UsageError("resume requires --approve yes|no, --response-json, or --cancel")
+    if parsed.response is not None:
+        try:
+            return Decision(response=json.loads(parsed.response))
+        except ValueError:
+            raise UsageError("resume --response-json must be valid JSON") from None
+    if parsed.cancel:
+        return Decision(cancel=True)
+    approved = _APPROVE_WORDS.get((parsed.approve or "").lower())
+    if approved is None:
+        raise UsageError("resume --approve must be yes or no")
+    return Decision(approve=approved)
+
+
+def run_decision(parsed: ResumeArgs) -> Any:
+    """For `--run ID`: the gate answer when one is given, else an empty decision."""
+    from lobsterlang.interpret.pipeline.session import Decision
+
+    if parsed.approve is None and parsed.response is None and not parsed.cancel and not parsed.cancel_error:
+        return Decision()
+    return decision_from(ResumeArgs(token=parsed.run, approve=parsed.approve, response=parsed.response,
+                                    cancel=parsed.cancel, cancel_error=parsed.cancel_error))
+
+
+def resume_run_envelope(parsed: ResumeArgs) -> Any:
+    """`resume --run ID [--retry-step|--skip-step]`: continue an interrupted workflow run from its journal."""
+    from lobsterlang.interpret.envelope import error_envelope
+    from lobsterlang.interpret.errors import LobsterRunError
+    from lobsterlang.interpret.pipeline.frontend import make_context
+    from lobsterlang.interpret.resume import workflow_entry
+
+    resume_run = workflow_entry("resume_run")
+    if resume_run is None:
+        return error_envelope("runtime_error", "workflow files are not supported by this build")
+    try:
+        decision = run_decision(parsed)
+        return resume_run(parsed.run, decision, parsed.retry_step, parsed.skip_step, make_context("tool"))
+    except LobsterRunError as exc:
+        return error_envelope(exc.error_type, exc.message)
+
+
+def resume_main(argv: list[str]) -> int:
+    """Resume a halted pipeline or workflow; prints one envelope and returns the exit code."""
+    from lobsterlang.interpret.pipeline.frontend import print_envelope
+    from lobsterlang.interpret.resume import resume_envelope
+
+    parsed = parse_resume_args(argv)
+    if parsed.run is not None:
+        return print_envelope(sys.stdout, resume_run_envelope(parsed))
+    return print_envelope(sys.stdout, resume_envelope(parsed.token, parsed.id, lambda: decision_from(parsed)))

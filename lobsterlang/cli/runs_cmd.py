@@ -1,0 +1,54 @@
+"""`lobster runs`: list workflow runs that did not finish (interrupted, or waiting at a gate)."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+import click
+
+from lobsterlang.interpret.state import StateStore
+from lobsterlang.interpret.workflow.journal import RunLog, list_runs
+
+
+def run_row(log: RunLog) -> dict[str, Any]:
+    """One unfinished run as plain data."""
+    halted = log.halted or {}
+    return {
+        "id": log.run_id,
+        "workflow": log.start.get("filePath"),
+        "lastCompletedStep": log.last_done,
+        "waitingGate": halted.get("step"),
+        "uncertainStep": log.uncertain[1] if log.uncertain else None,
+        "startedAt": log.start.get("startedAt"),
+    }
+
+
+def _status(row: dict[str, Any]) -> str:
+    if row["waitingGate"]:
+        return f"waiting at {row['waitingGate']}"
+    if row["uncertainStep"]:
+        return f"interrupted in {row['uncertainStep']}"
+    return "interrupted"
+
+
+@click.command("runs")
+@click.option("--json", "as_json", is_flag=True, help="Print the runs as a JSON array.")
+def runs_command(as_json: bool) -> None:
+    """List workflow runs that did not finish: id, workflow, last completed step, gate, start time.
+
+    Continue one with `lobster resume --run ID` (add --retry-step or --skip-step when a step
+    was interrupted), or answer its gate with --approve yes|no / --response-json.
+    """
+    rows = [run_row(log) for log in list_runs(StateStore.from_env(os.environ))]
+    if as_json:
+        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        return
+    if not rows:
+        click.echo("No unfinished runs.")
+        return
+    click.echo(f"{'RUN':<14} {'STARTED':<25} {'LAST STEP':<16} {'STATUS':<28} WORKFLOW")
+    for row in rows:
+        last = row["lastCompletedStep"] or "-"
+        click.echo(f"{row['id']:<14} {row['startedAt']!s:<25} {last:<16} {_status(row):<28} {row['workflow']}")

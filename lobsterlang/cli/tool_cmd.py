@@ -1,0 +1,19 @@
+"""`lobster tool`: read one embedded tool request (JSON) on stdin, print its envelope."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+
+def tool_main(workspace: str | None) -> int:
+    """The envelope's exit code: 0 ok, 2 for a bad request or parse error, 1 otherwise."""
+    from lobsterlang.interpret.envelope import error_envelope
+    from lobsterlang.interpret.pipeline.frontend import print_envelope
+    from lobsterlang.interpret.toolcall import call_tool
+
+    try:
+        request = json.loads(sys.stdin.read())
+    except (ValueError, UnicodeDecodeError):
+        return print_envelope(sys.stdout, error_envelope("parse_error", "tool request must be valid JSON"))
+    return print_envelope(sys.stdout, call_tool(request, workspace))

@@ -1,0 +1,114 @@
+"""Format workflow text, one step of it (range formatting), or write IR as a canonical .lobster file."""
+
+from __future__ import annotations
+
+from pathlib import PurePath
+
+from lobsterlang import ir
+from lobsterlang.compile import CompileResult, compile_workflow
+from lobsterlang.diagnostics import Diagnostic
+from lobsterlang.fmt.comments import header_gap, with_comments
+from lobsterlang.fmt.document import step_document, workflow_document
+from lobsterlang.fmt.json_out import json_text
+from lobsterlang.fmt.layout import INDENT, Path, document_lines, item_lines
+from lobsterlang.fmt.meaning import same_meaning
+from lobsterlang.span import LineIndex, Span
+
+
+class FormatError(ValueError):
+    """The text cannot be formatted: it has compile errors (`diagnostics`, located in `text`), or a step was not found."""
+
+    def __init__(self, message: str, diagnostics: tuple[Diagnostic, ...] = (), text: str = "") -> None:
+        super().__init__(message)
+        self.diagnostics = diagnostics
+        self.text = text
+
+
+def is_json_path(path: str) -> bool:
+    return PurePath(path).suffix.lower() == ".json"
+
+
+def format_text(source: str | bytes, path: str = "<stdin>", *, to_yaml: bool = False) -> str:
+    """The canonical text of a workflow file; JSON paths stay JSON unless `to_yaml`.
+
+    Raises FormatError when the file has compile errors: such a file is never rewritten.
+    """
+    return format_workflow(compiled(source, path), as_json=is_json_path(path) and not to_yaml)
+
+
+def compiled(source: str | bytes, path: str) -> ir.Workflow:
+    """The IR of a file that compiles without errors (warnings are fine)."""
+    result: CompileResult[ir.Workflow] = compile_workflow(source, path)
+    if not result.ok or result.ir is None:
+        errors = [d for d in result.diagnostics if d.is_error]
+        message = f"{path}: {errors[0].message}" if errors else f"{path}: not a workflow"
+        raise FormatError(message, result.diagnostics, result.text)
+    return result.ir
+
+
+def format_workflow(workflow: ir.Workflow, *, as_json: bool = False) -> str:
+    doc = workflow_document(workflow)
+    if as_json:
+        return json_text(doc)
+    lines = with_comments(document_lines(doc), workflow.comments, header_gap(workflow))
+    return "\n".join(lines) + "\n"
+
+
+def emit(workflow: ir.Workflow) -> str:
+    """A canonical .lobster (YAML) file for IR, with the IR's comments in place."""
+    return format_workflow(workflow)
+
+
+def verified(workflow: ir.Workflow, text: str, path: str) -> bool:
+    """Whether `text` compiles to a workflow meaning exactly what `workflow` means."""
+    result = compile_workflow(text, path)
+    return result.ok and result.ir is not None and same_meaning(workflow, result.ir)
+
+
+def format_step(source: str, path: str, step_id: str) -> tuple[Span, str]:
+    """Range formatting: the span of step `step_id` in `source` and its canonical text.
+
+    The span starts at the step's first key (after `- `) and ends after its last line;
+    replacing it with the text formats that step alone. A step written in flow style
+    (`[{id: a, ...}]`) cannot be replaced on its own: then the span is the whole file.
+    """
+    workflow = compiled(source, path)
+    found = _find_step(workflow.steps, step_id, ("steps",))
+    if found is None:
+        raise FormatError(f"{path}: no step {step_id!r}")
+    step, step_path = found
+    index = LineIndex(source)
+    start = step.span.start
+    if is_json_path(path) or source[source.rfind("\n", 0, start) + 1 : start].strip() != "-":
+        return index.span(0, len(source)), format_workflow(workflow, as_json=is_json_path(path))
+    inside = tuple(c for c in workflow.comments if c.path[: len(step_path)] == step_path and c.span.start > start)
+    return index.span(start, _step_end(source, step, workflow.comments, inside)), _step_text(step, step_path, inside)
+
+
+def _step_text(step: ir.Step, step_path: Path, comments: tuple[ir.Comment, ...]) -> str:
+    """The step's canonical lines, its keys at the column of its first key, without the leading `- `."""
+    dash = step.span.col - 1 - INDENT
+    lines = with_comments(item_lines(step_document(step), dash, step_path), comments, False)
+    return "\n".join(lines)[dash + INDENT :]
+
+
+def _find_step(steps: tuple[ir.Step, ...], step_id: str, path: Path) -> tuple[ir.Step, Path] | None:
+    for number, step in enumerate(steps):
+        if step.id == step_id:
+            return step, (*path, number)
+        if isinstance(step.action, ir.ForEach):
+            found = _find_step(step.action.steps, step_id, (*path, number, "steps"))
+            if found is not None:
+                return found
+    return None
+
+
+def _step_end(source: str, step: ir.Step, comments: tuple[ir.Comment, ...], inside: tuple[ir.Comment, ...]) -> int:
+    """The end of the step's last line: before comments that belong to what follows it."""
+    end = step.span.end
+    for comment in comments:
+        if comment not in inside and step.span.start < comment.span.start < end:
+            end = min(end, comment.span.start - (comment.span.col - 1))
+    while end > step.span.start and source[end - 1] in " \t\r\n":
+        end -= 1
+    return end

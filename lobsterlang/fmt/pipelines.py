@@ -1,0 +1,59 @@
+"""Canonical pipeline text from `ir.Pipeline`: ` | ` between stages, one space between words, canonical quoting."""
+
+from __future__ import annotations
+
+from lobsterlang import ir
+from lobsterlang.syntax.text import JS_WHITESPACE
+
+_BARE_UNSAFE = frozenset(" \t\n\r|'\"") | JS_WHITESPACE
+
+
+def stage_texts(pipeline: ir.Pipeline) -> list[str]:
+    """One canonical text per stage; joined with ` | ` they parse back to the same stages."""
+    return [stage_text(stage) for stage in pipeline.stages]
+
+
+def pipeline_text(pipeline: ir.Pipeline) -> str:
+    return " | ".join(stage_texts(pipeline))
+
+
+def stage_text(stage: ir.Stage) -> str:
+    """Stages that use `${arg}` keep their text as written: with raw argument substitution
+    (the reference's behaviour, `--raw-args`) their quoting decides how a value splits."""
+    if "${" in stage.raw:
+        return stage.raw
+    words = [word(stage.name.value)]
+    words.extend(_arg_text(arg) for arg in stage.args)
+    return " ".join(words)
+
+
+def _arg_text(arg: ir.StageArg) -> str:
+    if isinstance(arg, ir.Positional):
+        return word(arg.value.value)
+    flag = "--" + arg.name
+    if arg.value is None:
+        return word(flag)
+    value = arg.value.value
+    if arg.style == "equals":
+        prefix = flag + "="
+        if _is_bare(prefix):
+            return prefix + word(value) if value else prefix
+        return word(prefix + value)
+    return word(flag) + " " + word(value)
+
+
+def word(value: str) -> str:
+    """A token's value written so the pipeline tokenizer reads it back unchanged.
+
+    Bare when nothing in it is special; else single quotes (literal, but `\\'` is an escape,
+    so no apostrophe and no final backslash); else double quotes escaping `\\` and `"`.
+    """
+    if _is_bare(value):
+        return value
+    if "'" not in value and not value.endswith("\\"):
+        return "'" + value + "'"
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _is_bare(value: str) -> bool:
+    return bool(value) and not any(ch in _BARE_UNSAFE for ch in value)

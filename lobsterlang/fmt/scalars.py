@@ -1,0 +1,125 @@
+"""YAML scalars: plain where YAML 1.2 core and YAML 1.1 readers agree it is a string, else quoted; literal blocks."""
+
+from __future__ import annotations
+
+import math
+import re
+
+_INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
+_RESERVED_WORDS = frozenset(
+    {
+        "~", "null", "Null", "NULL", "true", "True", "TRUE", "false", "False", "FALSE", "=", "<<",
+        "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF",
+    }
+)
+"""Null and booleans in YAML 1.2 core, plus YAML 1.1's yes/no/on/off, `=` (value) and `<<` (merge)."""
+_NUMBER_LIKE = re.compile(r"[-+]?(?:\.?[0-9][0-9A-Za-z_.:+-]*|\.(?:inf|Inf|INF|nan|NaN|NAN))")
+_UNPRINTABLE = re.compile("[^\t\n\r\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
+"""What YAML does not allow unescaped in a stream, plus the BOM and Unicode line breaks."""
+_UNSAFE_IN_QUOTES = re.compile(_UNPRINTABLE.pattern + "|[\t\n\r]")
+_TO_ESCAPE = re.compile(_UNSAFE_IN_QUOTES.pattern + '|["\\\\]')
+_NAMED_ESCAPES = {
+    "\0": "\\0", "\a": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\v": "\\v", "\f": "\\f",
+    "\r": "\\r", "\x1b": "\\e", '"': '\\"', "\\": "\\\\", "\x85": "\\N", "\xa0": "\\_",
+    "\u2028": "\\L", "\u2029": "\\P",
+}
+
+
+def is_plain_safe(text: str) -> bool:
+    """True when `text` written plain reads back as this same string in every YAML reader."""
+    if not text or text != text.strip() or (text[0] in _INDICATORS and not _dash_word(text)):
+        return False
+    if text in _RESERVED_WORDS or _NUMBER_LIKE.fullmatch(text) or text.startswith(("---", "...")):
+        return False
+    if ": " in text or " #" in text or text.endswith(":") or "\t" in text:
+        return False
+    return text.isprintable()
+
+
+def _dash_word(text: str) -> bool:
+    """`-x` and `--json` are plain strings; `- x` and `-` alone are not."""
+    return text[0] == "-" and len(text) > 1 and text[1] not in " \t" and not text.startswith("---")
+
+
+def quoted(text: str) -> str:
+    """`text` in quotes: single quotes unless escapes are needed or only apostrophes would need doubling."""
+    if not _UNSAFE_IN_QUOTES.search(text):
+        if "'" in text and '"' not in text and "\\" not in text:
+            return '"' + text + '"'
+        return "'" + text.replace("'", "''") + "'"
+    return double_quoted(text)
+
+
+def double_quoted(text: str) -> str:
+    return '"' + _TO_ESCAPE.sub(_escape, text) + '"'
+
+
+def _escape(match: re.Match[str]) -> str:
+    ch = match.group()
+    named = _NAMED_ESCAPES.get(ch)
+    if named is not None:
+        return named
+    code = ord(ch)
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+def string(text: str) -> str:
+    """A single-line YAML scalar for a string."""
+    return text if is_plain_safe(text) else quoted(text)
+
+
+def literal_block(text: str) -> tuple[str, list[str]] | None:
+    """The header (`|`, `|-`, `|2`...) and content lines of a literal block for `text`, if one can hold it.
+
+    A block holds text with a line break, printable characters only, at most one final
+    newline (kept with `|`, none with `|-`), and not only whitespace.
+    """
+    if "\n" not in text or text.endswith("\n\n") or not text.strip():
+        return None
+    if "\r" in text or _UNPRINTABLE.search(text):
+        return None
+    body, chomp = (text[:-1], "") if text.endswith("\n") else (text, "-")
+    indent = "2" if body[0] in " \t\n" else ""
+    return "|" + indent + chomp, body.split("\n")
+
+
+def number(value: float | int) -> str:
+    """An int or float as YAML 1.2 core writes it (`1.0e+16`, `.inf`, `.nan`)."""
+    if isinstance(value, int):
+        return str(value)
+    if math.isnan(value):
+        return ".nan"
+    if math.isinf(value):
+        return ".inf" if value > 0 else "-.inf"
+    text = repr(value)
+    mantissa, e, exponent = text.partition("e")
+    if e and "." not in mantissa:
+        return f"{mantissa}.0e{exponent}"
+    return text
+
+
+def foldable(text: str) -> bool:
+    """Folded blocks join lines with spaces: no line break, nothing YAML must escape."""
+    return not _UNSAFE_IN_QUOTES.search(text.replace("\t", " "))
+
+
+def folded_lines(text: str, width: int) -> list[str] | None:
+    """`text` broken at single spaces into lines of at most `width` (where possible) for a `>-` block.
+
+    Folding joins the lines with one space, so a break may only replace a space that has no
+    space or tab beside it. None when the text cannot be folded or has nowhere to break.
+    """
+    if text != text.strip() or not foldable(text):
+        return None
+    breaks = [i for i in range(1, len(text) - 1) if text[i] == " " and text[i - 1] not in " \t" and text[i + 1] not in " \t"]
+    if not breaks:
+        return None
+    lines: list[str] = []
+    start = 0
+    for position, at in enumerate(breaks):
+        following = breaks[position + 1] if position + 1 < len(breaks) else len(text)
+        if following - start > width and at > start:
+            lines.append(text[start:at])
+            start = at + 1
+    lines.append(text[start:])
+    return lines if len(lines) > 1 else None

@@ -1,0 +1,1 @@
+"""The pipeline runtime: stages, their arguments, the standard commands and resume."""

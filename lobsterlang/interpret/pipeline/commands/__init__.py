@@ -1,0 +1,1 @@
+"""The standard commands, one module per family; `registry` maps names to them."""

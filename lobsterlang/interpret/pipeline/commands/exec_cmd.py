@@ -1,0 +1,177 @@
+"""`exec`: run a program (argv, or a shell line); stdout lines or parsed JSON become items."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import threading
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from lobsterlang.interpret.errors import CommandError
+from lobsterlang.interpret.pipeline.args import StageArgs
+from lobsterlang.interpret.pipeline.runtime import RunContext, StageOutput
+from lobsterlang.interpret.pipeline.streams import drain
+from lobsterlang.interpret.process import Cancellation, kill_tree
+from lobsterlang.interpret.values import stringify
+
+_WHITESPACE = re.compile(r"\s")
+_LINE_BREAK = re.compile(r"\r?\n")
+STDIN_MODES = ("raw", "json", "jsonl")
+CHUNK = 65536
+
+
+def shell_argv(line: str, env: Mapping[str, str]) -> list[str]:
+    """`/bin/sh -lc LINE`, or `LOBSTER_SHELL` with the flags its name calls for."""
+    shell = env.get("LOBSTER_SHELL") or "/bin/sh"
+    name = os.path.basename(shell).lower().removesuffix(".exe")
+    if name in ("powershell", "pwsh"):
+        return [shell, "-NoProfile", "-Command", line]
+    if name == "cmd":
+        return [shell, "/d", "/s", "/c", line]
+    return [shell, "-lc", line]
+
+
+def command_line(args: StageArgs) -> tuple[list[str], str | None]:
+    """The argv to run and, in shell mode, the shell line (for error messages)."""
+    shell = args.get("shell")
+    if isinstance(shell, str):
+        return [], shell
+    if shell is True and args.positionals:
+        return [], args.positionals[0]
+    if len(args.positionals) == 1 and _WHITESPACE.search(args.positionals[0]):
+        return [], args.positionals[0]
+    if not args.positionals:
+        raise CommandError("exec requires a command")
+    return list(args.positionals), None
+
+
+def stdin_payload(mode: str, items: list[Any]) -> bytes:
+    """The child's stdin for `--stdin raw|json|jsonl`."""
+    if mode == "json":
+        text = stringify(items)
+    elif mode == "jsonl":
+        text = "".join(stringify(item) + "\n" for item in items)
+    else:
+        text = "\n".join(item if isinstance(item, str) else stringify(item) for item in items)
+    return text.encode("utf-8")
+
+
+def run_exec(input: Iterator[Any], args: StageArgs, ctx: RunContext) -> StageOutput:
+    """Drain the input, start the child, and stream its stdout (all of it with `--json`)."""
+    argv, line = command_line(args)
+    payload = _payload(args, input)
+    proc = _start(argv, line, ctx, payload)
+    lines = _ChildLines(proc, ctx.cancel, payload, str(proc.args[0]))  # type: ignore[index]
+    if args.truthy("json"):
+        return StageOutput(_parse_json("".join(lines.text_chunks())))
+    return StageOutput(lines.items())
+
+
+def _payload(args: StageArgs, input: Iterator[Any]) -> bytes | None:
+    mode = args.get("stdin")
+    items = drain(input)
+    if mode is None:
+        return None
+    mode_text = "true" if mode is True else str(mode)
+    if mode_text.lower() not in STDIN_MODES:
+        raise CommandError(f"exec --stdin must be raw, json, or jsonl (got {mode_text})")
+    return stdin_payload(mode_text.lower(), items)
+
+
+def _start(argv: list[str], line: str | None, ctx: RunContext, payload: bytes | None) -> subprocess.Popen[bytes]:
+    target = shell_argv(line, ctx.env) if line is not None else argv
+    try:
+        return ctx.cancel.spawn(target, ctx.env, ctx.cwd, stdin=payload is not None)
+    except FileNotFoundError:
+        if line is not None:
+            raise CommandError("exec shell not found; check LOBSTER_SHELL or ComSpec") from None
+        raise CommandError(f"exec command not found: {argv[0]}") from None
+    except OSError as exc:
+        raise CommandError(f"exec failed (null): {exc.strerror or exc}: {target[0]}") from None
+
+
+def _parse_json(text: str) -> list[Any]:
+    try:
+        value = json.loads(text.strip() or "null")
+    except ValueError as exc:
+        raise CommandError(f"exec --json could not parse stdout as JSON: {exc}") from None
+    return value if isinstance(value, list) else [value]
+
+
+class _ChildLines:
+    """A running child: its stdout as text, its stderr collected in a thread, errors on exit."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], cancel: Cancellation, payload: bytes | None, label: str) -> None:
+        self.proc, self.cancel, self.label = proc, cancel, label
+        self.stderr: list[bytes] = []
+        self.stdout_seen: list[str] = []
+        self._threads = [threading.Thread(target=self._read_stderr, daemon=True)]
+        if payload is not None:
+            self._threads.append(threading.Thread(target=self._write_stdin, args=(payload,), daemon=True))
+        for thread in self._threads:
+            thread.start()
+
+    def items(self) -> Iterator[str]:
+        """Non-empty stdout lines, as they arrive; stopping early kills the child's tree."""
+        pending = ""
+        for chunk in self.text_chunks():
+            pending += chunk
+            *complete, pending = _LINE_BREAK.split(pending)
+            yield from (line for line in complete if line)
+        if pending:
+            yield pending
+
+    def text_chunks(self) -> Iterator[str]:
+        """Decoded stdout chunks; raises `exec failed (<code>): …` when the child fails."""
+        import codecs
+
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        assert self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        finished = False
+        try:
+            for raw in iter(lambda: os.read(fd, CHUNK), b""):
+                text = decoder.decode(raw)
+                if sum(map(len, self.stdout_seen)) < 1 << 20:
+                    self.stdout_seen.append(text)
+                yield text
+            yield decoder.decode(b"", final=True)
+            finished = True
+        finally:
+            self._finish(finished)
+
+    def _finish(self, finished: bool) -> None:
+        if not finished or self.cancel.cancelled:
+            kill_tree(self.proc)
+        code = self.proc.wait()
+        for thread in self._threads:
+            thread.join(timeout=1)
+        self.cancel.forget(self.proc)
+        assert self.proc.stdout is not None
+        self.proc.stdout.close()
+        self.cancel.check()
+        if finished and code != 0:
+            raise CommandError(f"exec failed ({code if code >= 0 else 'null'}): {self._reason()}")
+
+    def _reason(self) -> str:
+        err = b"".join(self.stderr).decode("utf-8", "replace").strip()
+        return err or "".join(self.stdout_seen).strip() or self.label
+
+    def _read_stderr(self) -> None:
+        assert self.proc.stderr is not None
+        fd = self.proc.stderr.fileno()
+        for chunk in iter(lambda: os.read(fd, CHUNK), b""):
+            if sum(map(len, self.stderr)) < 1 << 20:
+                self.stderr.append(chunk)
+        self.proc.stderr.close()
+
+    def _write_stdin(self, payload: bytes) -> None:
+        assert self.proc.stdin is not None
+        try:
+            self.proc.stdin.write(payload)
+            self.proc.stdin.close()
+        except (BrokenPipeError, OSError):
+            pass

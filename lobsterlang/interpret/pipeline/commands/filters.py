@@ -1,0 +1,149 @@
+"""Template filters (`upper`, `truncate 20`, `date YYYY-MM-DD`, …) with the reference's JavaScript semantics."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from datetime import datetime, timezone
+from typing import Any
+
+from lobsterlang.interpret.errors import CommandError
+from lobsterlang.interpret.values import UNDEFINED, is_number, js_string, stringify, to_number
+
+Filter = Callable[[Any, list[str]], Any]
+_INT = re.compile(r"[+-]?\d+")
+_DIGITS = re.compile(r"\d+")
+
+
+def parse_filter(expression: str) -> tuple[str, list[str]]:
+    """`name arg "quoted arg"` → name and args (`\\x` gives `x` inside quotes)."""
+    words: list[str] = []
+    current: list[str] | None = None
+    quote, escaped = "", False
+    for char in expression:
+        if quote:
+            if escaped:
+                current.append(char)  # type: ignore[union-attr]
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == quote:
+                quote = ""
+            else:
+                current.append(char)  # type: ignore[union-attr]
+        elif char in "\"'":
+            quote, current = char, current if current is not None else []
+        elif char.isspace():
+            if current is not None:
+                words.append("".join(current))
+            current = None
+        else:
+            current = [] if current is None else current
+            current.append(char)
+    if current is not None:
+        words.append("".join(current))
+    return (words[0] if words else ""), words[1:]
+
+
+def apply_filter(value: Any, expression: str) -> Any:
+    name, args = parse_filter(expression)
+    handler = FILTERS.get(name)
+    if handler is None:
+        raise CommandError(f"Unknown template filter: {name}")
+    return handler(value, args)
+
+
+def _text(value: Any) -> str:
+    return "" if value is None or value is UNDEFINED else js_string(value)
+
+
+def _arg(args: list[str], default: str) -> str:
+    return args[0] if args else default
+
+
+def _int_arg(args: list[str], default: int) -> int:
+    return int(args[0]) if args and _INT.fullmatch(args[0]) else default
+
+
+def _truncate(value: Any, args: list[str]) -> str:
+    text, limit = _text(value), _int_arg(args, 80)
+    return text[:limit] + "..." if len(text) > limit else text
+
+
+def _replace(value: Any, args: list[str]) -> str:
+    return _text(value).replace(_arg(args, ""), args[1] if len(args) > 1 else "") if args and args[0] else _text(value)
+
+
+def _first(value: Any, args: list[str]) -> Any:
+    return (value[0] if value else UNDEFINED) if isinstance(value, list) else value
+
+
+def _last(value: Any, args: list[str]) -> Any:
+    return (value[-1] if value else UNDEFINED) if isinstance(value, list) else value
+
+
+def _length(value: Any, args: list[str]) -> int:
+    return len(value) if isinstance(value, (list, str)) else 0
+
+
+def _join(value: Any, args: list[str]) -> str:
+    if not isinstance(value, list):
+        return _text(value)
+    return _arg(args, ", ").join("" if v is None or v is UNDEFINED else js_string(v) for v in value)
+
+
+def _default(value: Any, args: list[str]) -> Any:
+    return _arg(args, "") if value is None or value is UNDEFINED or value == "" else value
+
+
+def _round(value: Any, args: list[str]) -> Any:
+    number = to_number(value)
+    if math.isnan(number):
+        return value
+    digits = _int_arg(args, 0)
+    if math.isinf(number):
+        return number
+    return float(format(number, f".{max(0, min(digits, 100))}f"))
+
+
+def _date(value: Any, args: list[str]) -> str:
+    moment = _to_date(value)
+    if moment is None:
+        return js_string(value)
+    if not args:
+        return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    text = args[0]
+    for token, fmt in (("YYYY", "%Y"), ("MM", "%m"), ("DD", "%d"), ("HH", "%H"), ("mm", "%M"), ("ss", "%S")):
+        text = text.replace(token, moment.strftime(fmt), 1)
+    return text
+
+
+def _to_date(value: Any) -> datetime | None:
+    try:
+        if is_number(value) or (isinstance(value, str) and _DIGITS.fullmatch(value)):
+            return datetime.fromtimestamp(float(value) / 1000, timezone.utc)
+        text = js_string(value).strip().replace("Z", "+00:00")
+        moment = datetime.fromisoformat(text)
+    except (ValueError, OverflowError, OSError):
+        return None
+    return moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None else moment.astimezone(timezone.utc)
+
+
+FILTERS: dict[str, Filter] = {
+    "upper": lambda v, a: _text(v).upper(),
+    "lower": lambda v, a: _text(v).lower(),
+    "trim": lambda v, a: _text(v).strip(),
+    "truncate": _truncate,
+    "replace": _replace,
+    "split": lambda v, a: _text(v).split(_arg(a, ",")) if _arg(a, ",") else list(_text(v)),
+    "first": _first,
+    "last": _last,
+    "length": _length,
+    "join": _join,
+    "json": lambda v, a: UNDEFINED if v is UNDEFINED else stringify(v, 2),
+    "string": lambda v, a: _text(v),
+    "default": _default,
+    "round": _round,
+    "date": _date,
+}

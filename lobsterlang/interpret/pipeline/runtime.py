@@ -1,0 +1,174 @@
+"""Run pipeline IR: stages chained lazily as generators, halting at approval and input gates.
+
+This is the contract the workflow engine builds on:
+
+    result = run_pipeline(pipeline, items, RunContext(env=..., cwd=..., mode="tool", store=...))
+
+`RunContext.render_word` substitutes `${arg}` / `$step` references into words that carry a
+template (the workflow engine passes it); by default every word is its literal value.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any, Literal, TextIO
+
+from lobsterlang import ir
+from lobsterlang.interpret.errors import CommandError
+from lobsterlang.interpret.pipeline.args import StageArgs, WordRenderer, literal_word
+from lobsterlang.interpret.process import Cancellation
+from lobsterlang.interpret.state import StateStore
+from lobsterlang.record import Record
+
+Mode = Literal["human", "tool"]
+Status = Literal["ok", "needs_approval", "needs_input"]
+
+
+def _stdin_is_tty() -> bool:
+    try:
+        return sys.stdin is not None and sys.stdin.isatty()
+    except (ValueError, OSError):
+        return False
+
+
+class RunContext:
+    """Everything a stage may use besides its input and arguments.
+
+    `env`/`cwd` are given to child processes; `mode` is `human` or `tool`; `store` holds
+    state (`state.get`, resume); `cancel` stops the run and kills its children;
+    `render_word` turns a word into its value; `interactive` allows TTY prompts (human
+    mode only; None means "when stdin is a terminal"); `prompt_out`/`prompt_in` are where
+    such prompts are written and read; renderers (`json`, `table`) write to `rendered`.
+    """
+
+    def __init__(
+        self, *, env: Mapping[str, str] | None = None, cwd: str | None = None, mode: Mode = "human",
+        store: StateStore | None = None, cancel: Cancellation | None = None, render_word: WordRenderer = literal_word,
+        interactive: bool | None = None, prompt_out: TextIO | None = None, prompt_in: TextIO | None = None,
+    ) -> None:
+        self.env: Mapping[str, str] = dict(os.environ) if env is None else env
+        self.cwd = os.getcwd() if cwd is None else cwd
+        self.mode: Mode = mode
+        self.store = StateStore() if store is None else store
+        self.cancel = Cancellation() if cancel is None else cancel
+        self.render_word = render_word
+        self.interactive = interactive
+        self.prompt_out = prompt_out
+        self.prompt_in = prompt_in
+        self.rendered = io.StringIO()
+
+    @property
+    def can_prompt(self) -> bool:
+        """A human-mode run whose stdin is a terminal may ask questions interactively."""
+        if self.mode != "human":
+            return False
+        return _stdin_is_tty() if self.interactive is None else self.interactive
+
+
+class StageOutput(Record):
+    """What a command returns: its items (a list or a lazy iterator), and whether it halts or rendered."""
+
+    items: Iterable[Any] = ()
+    halt: bool = False
+    rendered: bool = False
+
+
+Command = Callable[[Iterator[Any], StageArgs, RunContext], StageOutput]
+
+
+class Halt(Record):
+    """Where a run stopped: the gate's stage index and its request item (`approval_request` or `input_request`)."""
+
+    index: int
+    request: dict[str, Any]
+
+    @property
+    def kind(self) -> str:
+        return str(self.request.get("type"))
+
+
+class PipelineResult(Record):
+    """`status`, the output `items`, the text renderers produced (None if none ran) and the halt, if any."""
+
+    status: Status
+    items: list[Any]
+    rendered_text: str | None
+    halt: Halt | None = None
+
+    @property
+    def rendered(self) -> bool:
+        return self.rendered_text is not None
+
+
+def lookup(name: str) -> Command:
+    """The implementation of a standard command, or `Unknown command: <name>`."""
+    from lobsterlang.interpret.pipeline.registry import implementation
+
+    command = implementation(name)
+    if command is None:
+        raise CommandError(f"Unknown command: {name}")
+    return command
+
+
+def run_pipeline(pipeline: ir.Pipeline, items: Iterable[Any], ctx: RunContext, *, start_at: int = 0) -> PipelineResult:
+    """Run the stages from `start_at` on `items`; raises `LobsterRunError` subclasses on failure.
+
+    Every command name is checked before any stage runs (the reference runs earlier stages
+    first). A gate that halts ends the loop; its request is the halt's item.
+    """
+    stages = pipeline.stages[start_at:]
+    names = [ctx.render_word(stage.name) for stage in stages]
+    commands = [lookup(name) for name in names]
+    stream: Iterator[Any] = iter(items)
+    rendered = False
+    for offset, (stage, command) in enumerate(zip(stages, commands, strict=False)):
+        ctx.cancel.check()
+        out = command(stream, StageArgs.from_stage(stage, ctx.render_word), ctx)
+        rendered = rendered or out.rendered
+        stream = iter(out.items)
+        if out.halt:
+            return _halted(start_at + offset, _collect(stream, ctx.cancel), ctx, rendered)
+    collected = _collect(stream, ctx.cancel)
+    return PipelineResult("ok", collected, ctx.rendered.getvalue() if rendered else None)
+
+
+def _halted(index: int, items: list[Any], ctx: RunContext, rendered: bool) -> PipelineResult:
+    text = ctx.rendered.getvalue() if rendered else None
+    request = items[0] if len(items) == 1 and isinstance(items[0], dict) else None
+    kind = request.get("type") if request else None
+    if request is None or kind not in ("approval_request", "input_request"):
+        return PipelineResult("ok", items, text)
+    status: Status = "needs_approval" if kind == "approval_request" else "needs_input"
+    return PipelineResult(status, items, text, Halt(index, request))
+
+
+def _collect(items: Iterator[Any], cancel: Cancellation) -> list[Any]:
+    """Drain the last stage, stopping as soon as the run is cancelled (the stream is closed either way)."""
+    collected: list[Any] = []
+    append = collected.append
+    try:
+        for item in items:
+            if cancel.reason is not None:
+                break
+            append(item)
+    finally:
+        close = getattr(items, "close", None)
+        if close is not None:
+            close()
+    cancel.check()
+    return collected
+
+
+def describe_plan(pipeline: ir.Pipeline, render: WordRenderer = literal_word) -> str:
+    """The `--dry-run` plan, as the reference writes it to stderr."""
+    count = len(pipeline.stages)
+    lines = [f"[DRY RUN] Pipeline ({count} stage{'' if count == 1 else 's'}):"]
+    for number, stage in enumerate(pipeline.stages, 1):
+        args = StageArgs.from_stage(stage, render)
+        parts = list(args.positionals) + [f"{k}={'true' if v is True else v}" for k, v in args.flags.items()]
+        suffix = f"  args: {', '.join(parts)}" if parts else ""
+        lines.append(f"  {number}. {render(stage.name)}{suffix}")
+    return "\n".join(lines) + "\n"

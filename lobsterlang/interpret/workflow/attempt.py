@@ -1,0 +1,79 @@
+"""Per-attempt cancellation: a timeout or the run's own cancellation stops one attempt's processes."""
+
+from __future__ import annotations
+
+import subprocess
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+
+from lobsterlang.interpret.errors import Cancelled
+from lobsterlang.interpret.process import Cancellation, signal_group
+
+TIMEOUT_REASON = "timeout"
+
+
+class AttemptCancellation(Cancellation):
+    """A child of the run's cancellation: spawns through the parent, and can be stopped on its own."""
+
+    def __init__(self, parent: Cancellation) -> None:
+        super().__init__()
+        self.parent = parent
+        self.procs: set[subprocess.Popen[bytes]] = set()
+        self.children: list[AttemptCancellation] = []
+        self.lock = threading.Lock()
+        if isinstance(parent, AttemptCancellation):
+            parent.children.append(self)
+
+    def check(self) -> None:
+        self.parent.check()
+        super().check()
+
+    @property
+    def timed_out(self) -> bool:
+        return self.reason == TIMEOUT_REASON
+
+    def spawn(self, argv: Sequence[str], env: Mapping[str, str], cwd: str, *, stdin: bool) -> subprocess.Popen[bytes]:
+        self.check()
+        proc = self.parent.spawn(argv, env, cwd, stdin=stdin)
+        with self.lock:
+            self.procs.add(proc)
+            stopped = self.reason is not None
+        if stopped:  # cancelled while the process was starting
+            signal_group(proc.pid, 9)
+        return proc
+
+    def forget(self, proc: subprocess.Popen[bytes]) -> None:
+        self.procs.discard(proc)
+        self.parent.forget(proc)
+
+    def cancel(self, reason: str, exit_code: int = 130) -> None:
+        """Stop this attempt: SIGKILL every process group it started (and its children's)."""
+        with self.lock:
+            if self.reason is None:
+                self.reason, self.exit_code = reason, exit_code
+            procs = list(self.procs)
+        for proc in procs:
+            signal_group(proc.pid, 9)
+        for child in list(self.children):
+            child.cancel(reason, exit_code)
+
+
+@contextmanager
+def deadline(cancel: AttemptCancellation, timeout_ms: int | None) -> Iterator[None]:
+    """Cancel the attempt with reason `timeout` after `timeout_ms` (no limit when None)."""
+    if not timeout_ms:
+        yield
+        return
+    timer = threading.Timer(timeout_ms / 1000, cancel.cancel, args=(TIMEOUT_REASON,))
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+
+
+def is_timeout(exc: BaseException, cancel: AttemptCancellation) -> bool:
+    """Whether `exc` is this attempt being stopped by its timeout."""
+    return cancel.timed_out and (isinstance(exc, Cancelled) or not cancel.parent.cancelled)

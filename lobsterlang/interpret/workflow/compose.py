@@ -1,0 +1,58 @@
+"""`workflow:` steps: run another workflow file with `workflow_args`, detecting cycles."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+from lobsterlang import ir
+from lobsterlang.interpret.process import Cancellation
+from lobsterlang.interpret.values import stringify
+from lobsterlang.interpret.workflow.context import Frame, resolve_args
+from lobsterlang.interpret.workflow.errors import WorkflowError
+from lobsterlang.interpret.workflow.loader import load_workflow
+from lobsterlang.interpret.workflow.refs import Record, make_record
+from lobsterlang.interpret.workflow.templates import Scope, render
+
+if TYPE_CHECKING:
+    from lobsterlang.interpret.workflow.engine import Runner
+
+
+def child_path(runner: Runner, step: ir.Step, call: ir.WorkflowCall) -> str:
+    """The child file: relative to the parent file's directory, canonical, existing, not on the stack."""
+    path = os.path.join(runner.frame.directory, render(call.path, runner.scope()))
+    if not os.path.exists(path):
+        raise WorkflowError(f"Workflow step {step.id} workflow file not found: {os.path.normpath(path)}")
+    canonical = os.path.realpath(path)
+    if canonical in runner.frame.stack:
+        raise WorkflowError(f"Workflow step {step.id} creates a cycle: {canonical} is already being executed")
+    return canonical
+
+
+def child_args(call: ir.WorkflowCall, scope: Scope) -> dict[str, Any]:
+    """`workflow_args`: string values rendered as templates (always strings), others as written."""
+    return {a.name: render(a.template, scope) if a.template is not None else a.value for a in call.args or ()}
+
+
+def run_child(
+    runner: Runner, step: ir.Step, call: ir.WorkflowCall, env: dict[str, str], cwd: str, cancel: Cancellation,
+) -> Record:
+    """Run the child to completion; its gates are refused, its output becomes this step's record."""
+    from lobsterlang.interpret.workflow.engine import Runner as ChildRunner
+
+    path = child_path(runner, step, call)
+    workflow, _ = load_workflow(path)
+    frame = Frame(
+        workflow, path, resolve_args(workflow, child_args(call, runner.scope())), env, cwd, cancel,
+        (*runner.frame.stack, path),
+    )
+    outcome = ChildRunner(frame, runner.opts).run()
+    if outcome.halt is not None:
+        what = "input" if outcome.halt.is_input else "approval"
+        raise WorkflowError(
+            f"Workflow step {step.id} sub-workflow halted for {what}. "
+            "Sub-workflow approval/input gates are not supported in composition."
+        )
+    value = outcome.output[0] if len(outcome.output) == 1 else outcome.output
+    stdout = "" if not outcome.output else value if isinstance(value, str) else stringify(value)
+    return make_record(step.id, stdout, value)

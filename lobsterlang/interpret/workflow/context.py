@@ -1,0 +1,61 @@
+"""What a run carries: options shared by every step, and the frame of one workflow file."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from lobsterlang import ir
+from lobsterlang.interpret.process import Cancellation
+from lobsterlang.interpret.state import StateStore
+from lobsterlang.interpret.workflow.refs import Record
+from lobsterlang.interpret.workflow.templates import Scope
+
+
+@dataclass
+class Options:
+    """Run-wide settings: output mode, raw args, prompts, state store and cancellation."""
+
+    mode: str = "tool"
+    raw_args: bool = False
+    interactive: bool = False
+    store: StateStore = field(default_factory=StateStore)
+    cancel: Cancellation = field(default_factory=Cancellation)
+    err: TextIO = field(default_factory=lambda: sys.stderr)
+    prompt_in: TextIO | None = None
+    prompt_out: TextIO | None = None
+
+
+@dataclass
+class Frame:
+    """One workflow file being executed: its IR, args, step records, env and cwd defaults."""
+
+    workflow: ir.Workflow
+    path: str
+    args: dict[str, Any]
+    base_env: Mapping[str, str]
+    cwd: str
+    cancel: Cancellation
+    stack: tuple[str, ...] = ()
+    results: dict[str, Record] = field(default_factory=dict)
+    spend: list[dict[str, Any]] = field(default_factory=list)
+
+    def scope(self, results: Mapping[str, Record] | None = None) -> Scope:
+        return Scope(self.args, self.results if results is None else results)
+
+    @property
+    def directory(self) -> str:
+        return os.path.dirname(os.path.abspath(self.path))
+
+
+def resolve_args(workflow: ir.Workflow, given: Any) -> dict[str, Any]:
+    """Defaults of args that declare one, then every key given (arrays and strings by index, as JS does)."""
+    args = {a.name: a.default for a in workflow.args or () if a.has_default}
+    if isinstance(given, dict):
+        args.update(given)
+    elif isinstance(given, (list, str)):
+        args.update({str(i): v for i, v in enumerate(given)})
+    return args

@@ -1,0 +1,249 @@
+"""The run loop: steps in order, conditions, retries, timeouts, on_error, gates and the final output."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from lobsterlang import ir
+from lobsterlang.interpret.errors import Cancelled, LobsterRunError
+from lobsterlang.interpret.process import Cancellation
+from lobsterlang.interpret.workflow import gates
+from lobsterlang.interpret.workflow.attempt import AttemptCancellation, deadline
+from lobsterlang.interpret.workflow.conditions import should_run
+from lobsterlang.interpret.workflow.context import Frame, Options
+from lobsterlang.interpret.workflow.cost import CostTracker
+from lobsterlang.interpret.workflow.env import apply_env
+from lobsterlang.interpret.workflow.errors import StepTimeout, Unrecoverable, WorkflowError
+from lobsterlang.interpret.workflow.records import output_items, synthetic_record
+from lobsterlang.interpret.workflow.refs import Record, make_record
+from lobsterlang.interpret.workflow.retry import policy, with_retry
+from lobsterlang.interpret.workflow.shell import check_cwd, is_posix_shell, run_shell
+from lobsterlang.interpret.workflow.stdin import stdin_bytes, stdin_value
+from lobsterlang.interpret.workflow.templates import Scope, render, render_shell
+
+Status = Literal["ok", "needs_approval", "needs_input"]
+
+
+@dataclass
+class Halt:
+    """A gate the run stopped at: its step, index, request item and (approvals) identity policy."""
+
+    step: ir.Step
+    index: int
+    request: dict[str, Any]
+    identity: dict[str, Any]
+
+    @property
+    def is_input(self) -> bool:
+        return self.step.input is not None
+
+
+@dataclass
+class Outcome:
+    """How a run ended: `ok` with output items, or halted at a gate."""
+
+    status: Status
+    output: list[Any]
+    halt: Halt | None = None
+
+
+class Hooks:
+    """Called around each top-level step (the run journal overrides these)."""
+
+    def step_started(self, index: int, step: ir.Step) -> None:
+        """Before a step's command starts."""
+
+    def step_done(self, index: int, step: ir.Step, results: dict[str, Record], last: str | None) -> None:
+        """After a step's record (or records) were stored."""
+
+
+def stopped(cancel: Cancellation) -> bool:
+    """Whether `cancel` (or one of its parents) was cancelled."""
+    try:
+        cancel.check()
+    except Cancelled:
+        return True
+    return False
+
+
+class Runner:
+    """Executes the steps of one frame from a start index."""
+
+    def __init__(self, frame: Frame, opts: Options, hooks: Hooks | None = None) -> None:
+        self.frame = frame
+        self.opts = opts
+        self.hooks = hooks or Hooks()
+        self.started = False
+        self.cost = CostTracker(frame.base_env, frame.spend)
+
+    @property
+    def steps(self) -> tuple[ir.Step, ...]:
+        return self.frame.workflow.steps
+
+    def run(self, start: int = 0, last: str | None = None) -> Outcome:
+        """Run steps `start`…; `last` is the step whose record gives the output if no later step runs."""
+        for index in range(start, len(self.steps)):
+            step = self.steps[index]
+            self.frame.cancel.check()
+            kind, halt = self.run_step(index, step)
+            if kind != "skipped" and step.input is None:
+                self.count_cost(step)
+            if halt is not None:
+                if not halt.is_input:
+                    self.hooks.step_done(index, step, self.frame.results, step.id)
+                return Outcome("needs_input" if halt.is_input else "needs_approval", [], halt)
+            last = step.id if kind == "ran" else last
+            self.hooks.step_done(index, step, self.frame.results, last)
+            if kind == "skip_rest":
+                break
+        return Outcome("ok", output_items(self.frame.results.get(last) if last else None))
+
+    def count_cost(self, step: ir.Step) -> None:
+        """Add what the step (and its branches) spent, then check `cost_limit`."""
+        if isinstance(step.action, ir.Parallel):
+            for branch in step.action.branches:
+                self.cost.record(branch.id, self.frame.results.get(branch.id))
+        elif not isinstance(step.action, ir.ForEach):
+            self.cost.record(step.id, self.frame.results.get(step.id))
+        self.cost.check(self.frame.workflow.cost_limit, self.opts.err)
+
+    def run_step(self, index: int, step: ir.Step) -> tuple[str, Halt | None]:
+        """One step: `skipped`, `ran`, `failed` or `skip_rest`, and the halt when it stops at a gate."""
+        results = self.frame.results
+        if not should_run(step.when, results):
+            results[step.id] = {"id": step.id, "skipped": True}
+            return "skipped", None
+        if step.input is not None:
+            return "ran", self.input_gate(index, step)
+        if isinstance(step.action, ir.ForEach):
+            from lobsterlang.interpret.workflow.foreach import run_for_each
+
+            self.begin(index, step)
+            results[step.id] = run_for_each(self, step, step.action)
+            return "ran", None
+        return self.run_action(index, step)
+
+    def begin(self, index: int, step: ir.Step) -> None:
+        self.started = True
+        self.hooks.step_started(index, step)
+
+    def step_env(self, step: ir.Step, scope: Scope) -> dict[str, str]:
+        return apply_env(self.frame.base_env, [self.frame.workflow.env, step.env], scope)
+
+    def step_cwd(self, template: ir.Template | None, scope: Scope) -> str:
+        """`cwd` with args filled in, relative to the run's directory; the run's own cwd by default."""
+        if template is None:
+            return self.frame.cwd
+        return os.path.join(self.frame.cwd, render(template, Scope(scope.args, {}, scope.raw)))
+
+    def scope(self) -> Scope:
+        return Scope(self.frame.args, self.frame.results, self.opts.raw_args)
+
+    def run_action(self, index: int, step: ir.Step) -> tuple[str, Halt | None]:
+        scope = self.scope()
+        env = self.step_env(step, scope)
+        cwd = self.step_cwd(step.cwd or self.frame.workflow.cwd, scope)
+        stdin = stdin_value(step.stdin, scope)
+        self.begin(index, step)
+        try:
+            record, branches = with_retry(
+                step.id, policy(step.retry), lambda: self.attempt(step, env, cwd, stdin),
+                self.retryable, str, self.opts.err,
+            )
+        except (Unrecoverable, Cancelled):
+            raise
+        except (WorkflowError, LobsterRunError) as exc:
+            return self.failed(step, exc)
+        self.frame.results.update(branches)
+        self.frame.results[step.id] = record
+        if step.approval is not None:
+            return "ran", self.approval_gate(index, step, record, env)
+        return "ran", None
+
+    def retryable(self, exc: Exception) -> bool:
+        return not isinstance(exc, (Unrecoverable, Cancelled)) and not stopped(self.frame.cancel)
+
+    def failed(self, step: ir.Step, exc: Exception) -> tuple[str, None]:
+        mode = step.on_error if step.on_error in ("continue", "skip_rest") else "stop"
+        message = exc.message if isinstance(exc, LobsterRunError) else str(exc)
+        if mode == "stop":
+            raise exc if isinstance(exc, WorkflowError) else WorkflowError(message)
+        self.frame.results[step.id] = {"id": step.id, "error": True, "errorMessage": message}
+        return ("skip_rest" if mode == "skip_rest" else "failed"), None
+
+    def attempt(self, step: ir.Step, env: dict[str, str], cwd: str, stdin: Any) -> tuple[Record, dict[str, Record]]:
+        """One attempt under the step's timeout; a timeout becomes `Step '<id>' timed out after <n>ms`."""
+        cancel = AttemptCancellation(self.frame.cancel)
+        timeout = step.timeout_ms if isinstance(step.timeout_ms, int) and not isinstance(step.timeout_ms, bool) else None
+        with deadline(cancel, timeout):
+            try:
+                return self.execute(step, env, cwd, stdin, cancel)
+            except Exception:
+                if cancel.timed_out and not stopped(self.frame.cancel):
+                    raise StepTimeout(f"Step '{step.id}' timed out after {timeout}ms") from None
+                raise
+
+    def execute(
+        self, step: ir.Step, env: dict[str, str], cwd: str, stdin: Any, cancel: AttemptCancellation,
+    ) -> tuple[Record, dict[str, Record]]:
+        action = step.action
+        if isinstance(action, ir.Parallel):
+            from lobsterlang.interpret.workflow.parallel import run_parallel
+
+            return run_parallel(self, step, action, cwd, cancel)
+        if isinstance(action, ir.WorkflowCall):
+            from lobsterlang.interpret.workflow.compose import run_child
+
+            return run_child(self, step, action, env, cwd, cancel), {}
+        return self.run_command(step.id, action, env, cwd, stdin, cancel), {}
+
+    def run_command(
+        self, step_id: str, action: ir.Action | None, env: dict[str, str], cwd: str, stdin: Any, cancel: Cancellation,
+        scope: Scope | None = None,
+    ) -> Record:
+        """A shell or pipeline command (steps, branches and loop sub-steps), or a no-op record."""
+        scope = scope or self.scope()
+        if isinstance(action, ir.PipelineRun):
+            from lobsterlang.interpret.workflow.pipeline_step import run_pipeline_step
+
+            check_cwd(step_id, cwd)
+            return run_pipeline_step(step_id, action, scope, env, cwd, stdin, self.opts, cancel)
+        if not isinstance(action, ir.ShellRun) or not action.command.text.strip():
+            return synthetic_record(step_id, stdin)
+        text = render_shell(action.command, scope, env, is_posix_shell(env))
+        check_cwd(step_id, cwd)
+        out = run_shell(text.command, {**env, **text.env}, cwd, stdin_bytes(stdin), cancel)
+        return make_record(step_id, out.stdout)
+
+    def approval_gate(self, index: int, step: ir.Step, record: Record, env: dict[str, str]) -> Halt | None:
+        request, identity = gates.approval_request(step, record, env)
+        if identity.get("initiatedBy"):
+            record["initiatedBy"] = identity["initiatedBy"]
+        if not self.opts.interactive:
+            return Halt(step, index, request, identity)
+        from lobsterlang.interpret.workflow.prompts import ask_approval
+
+        ask_approval(step, request, identity, record, self.frame.base_env, self.opts)
+        return None
+
+    def input_gate(self, index: int, step: ir.Step) -> Halt | None:
+        stdin = stdin_value(step.stdin, self.scope())
+        previous = self.previous_record(index)
+        subject = gates.input_subject(step, stdin, previous)
+        request = gates.input_request(step, subject)
+        if not self.opts.interactive:
+            return Halt(step, index, request, {})
+        from lobsterlang.interpret.workflow.prompts import ask_input
+
+        self.frame.results[step.id] = {"id": step.id, "subject": subject, "response": ask_input(step, self.opts)}
+        return None
+
+    def previous_record(self, index: int) -> Record | None:
+        """The record of the closest earlier step that completed (not skipped, not failed)."""
+        for step in reversed(self.steps[:index]):
+            record = self.frame.results.get(step.id)
+            if record is not None and not record.get("skipped") and not record.get("error"):
+                return record
+        return None

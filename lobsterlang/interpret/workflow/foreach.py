@@ -1,0 +1,76 @@
+"""`for_each`: sub-steps once per item, in order, in a scope with the item and index variables."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from lobsterlang import ir
+from lobsterlang.interpret.values import UNDEFINED, stringify
+from lobsterlang.interpret.workflow.conditions import should_run
+from lobsterlang.interpret.workflow.env import apply_env
+from lobsterlang.interpret.workflow.errors import WorkflowError
+from lobsterlang.interpret.workflow.refs import Record, make_record
+from lobsterlang.interpret.workflow.stdin import stdin_value
+from lobsterlang.interpret.workflow.templates import Scope
+
+if TYPE_CHECKING:
+    from lobsterlang.interpret.workflow.engine import Runner
+
+
+def js_typeof(value: Any) -> str:
+    """JavaScript `typeof` for JSON data (`null` and arrays are `object`)."""
+    if value is UNDEFINED:
+        return "undefined"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    return "string" if isinstance(value, str) else "object"
+
+
+def loop_items(runner: Runner, step: ir.Step, loop: ir.ForEach) -> list[Any]:
+    """The array to loop over, or `Workflow step <id> for_each: …`."""
+    value = stdin_value(loop.source, runner.scope())
+    if not isinstance(value, list):
+        raise WorkflowError(f"Workflow step {step.id} for_each: expected array, got {js_typeof(value)}")
+    return value
+
+
+def run_for_each(runner: Runner, step: ir.Step, loop: ir.ForEach) -> Record:
+    """Run every item; the record's json is one `{item, index, <sub-step>: output…}` object per item."""
+    items = loop_items(runner, step, loop)
+    batch = loop.batch_size if isinstance(loop.batch_size, int) and loop.batch_size > 0 else 1
+    pause = float(loop.pause_ms) if isinstance(loop.pause_ms, (int, float)) and not isinstance(loop.pause_ms, bool) else 0
+    iterations = []
+    for index, item in enumerate(items):
+        if pause and index > 0 and index % batch == 0:
+            time.sleep(pause / 1000)
+        iterations.append(_iteration(runner, step, loop, item, index))
+    return make_record(step.id, stringify(iterations), iterations)
+
+
+def _iteration(runner: Runner, step: ir.Step, loop: ir.ForEach, item: Any, index: int) -> dict[str, Any]:
+    item_var, index_var = loop.item_var or "item", loop.index_var or "index"
+    scope_results = dict(runner.frame.results)
+    scope_results[item_var] = {"json": item, "stdout": item if isinstance(item, str) else stringify(item)}
+    scope_results[index_var] = {"json": index, "stdout": str(index)}
+    iteration: dict[str, Any] = {item_var: item, index_var: index}
+    for sub in loop.steps:
+        runner.frame.cancel.check()
+        if not should_run(sub.when, scope_results):
+            scope_results[sub.id] = {"id": sub.id, "skipped": True}
+            continue
+        record = _run_sub(runner, step, sub, Scope(runner.frame.args, scope_results, runner.opts.raw_args))
+        scope_results[sub.id] = record
+        runner.cost.record(f"{step.id}.{sub.id}", record)
+        runner.cost.check(runner.frame.workflow.cost_limit, runner.opts.err)
+        iteration[sub.id] = record["json"] if "json" in record else record.get("stdout")
+    return iteration
+
+
+def _run_sub(runner: Runner, step: ir.Step, sub: ir.Step, scope: Scope) -> Record:
+    env = apply_env(runner.frame.base_env, [runner.frame.workflow.env, step.env, sub.env], scope)
+    cwd = runner.step_cwd(sub.cwd or step.cwd or runner.frame.workflow.cwd, scope)
+    stdin = stdin_value(sub.stdin, scope)
+    return runner.run_command(sub.id, sub.action, env, cwd, stdin, runner.frame.cancel, scope)

@@ -1,0 +1,109 @@
+"""`lobster run FILE`: load, run or plan, and print the result as the reference does (human or tool)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from lobsterlang.interpret.envelope import Envelope, dump, error_envelope, ok_envelope
+from lobsterlang.interpret.errors import Cancelled, LobsterRunError
+from lobsterlang.interpret.process import Cancellation
+from lobsterlang.interpret.state import StateStore
+from lobsterlang.interpret.values import stringify
+from lobsterlang.interpret.workflow.context import Frame, Options, resolve_args
+from lobsterlang.interpret.workflow.errors import WorkflowError, WorkflowUsageError
+from lobsterlang.interpret.workflow.loader import check_path, load_workflow
+
+
+@dataclass
+class Console:
+    """Where a run prints: the mode and the two streams."""
+
+    mode: str
+    out: TextIO = field(default_factory=lambda: sys.stdout)
+    err: TextIO = field(default_factory=lambda: sys.stderr)
+
+    @property
+    def tool(self) -> bool:
+        return self.mode == "tool"
+
+    def error(self, kind: str, message: str, code: int) -> int:
+        """Print an error: `Error: <message>` (human) or the error envelope (tool)."""
+        if self.tool:
+            self.out.write(dump(error_envelope(kind, message)))
+        else:
+            self.err.write(message + "\n" if kind == "parse_error" else f"Error: {message}\n")
+        return code
+
+    def result(self, envelope: Envelope) -> int:
+        """Print a finished or halted run."""
+        if self.tool:
+            self.out.write(dump(envelope))
+        elif envelope["status"] == "ok":
+            if envelope["output"]:
+                self.out.write(stringify(envelope["output"], 2) + "\n")
+        else:
+            shown = {k: envelope[k] for k in ("status", "output", "requiresApproval", "requiresInput")}
+            self.out.write(stringify(shown, 2) + "\n")
+        self.out.flush()
+        return 0
+
+
+def parse_args_json(text: str | None) -> Any:
+    """The `--args-json` value; WorkflowUsageError when it is not JSON."""
+    if text is None:
+        return {}
+    try:
+        return json.loads(text)
+    except ValueError:
+        raise WorkflowUsageError("run --args-json must be valid JSON") from None
+
+
+def stdin_is_tty() -> bool:
+    try:
+        return sys.stdin is not None and sys.stdin.isatty()
+    except (ValueError, OSError):
+        return False
+
+
+def run_file(path: str, args_json: str | None, mode: str, dry_run: bool, raw_args: bool) -> int:
+    """Run (or plan) the workflow file at `path`, print the result, and return the exit code."""
+    from lobsterlang.interpret.signals import cancel_on_signals
+
+    console = Console("tool" if mode == "tool" else "human")
+    cancel = Cancellation()
+    try:
+        with cancel_on_signals(cancel):
+            return _run(path, args_json, console, dry_run, raw_args, cancel)
+    except Cancelled as exc:
+        return console.error("runtime_error", exc.message, exc.exit_code)
+    except WorkflowUsageError as exc:
+        return console.error("parse_error", str(exc), 2)
+    except WorkflowError as exc:
+        return console.error("runtime_error", str(exc), 1)
+    except LobsterRunError as exc:
+        return console.error(exc.error_type, exc.message, exc.exit_code)
+
+
+def _run(path: str, args_json: str | None, console: Console, dry_run: bool, raw_args: bool, cancel: Cancellation) -> int:
+    given = parse_args_json(args_json)
+    check_path(path)
+    workflow, _ = load_workflow(path)
+    env = dict(os.environ)
+    opts = Options(
+        mode=console.mode, raw_args=raw_args, interactive=not console.tool and stdin_is_tty(),
+        store=StateStore.from_env(env), cancel=cancel, err=console.err,
+    )
+    frame = Frame(workflow, os.path.abspath(path), resolve_args(workflow, given), env, os.getcwd(), cancel,
+                  (os.path.realpath(path),))
+    if dry_run:
+        from lobsterlang.interpret.workflow.plan import describe_plan
+
+        console.err.write(describe_plan(frame, 0))
+        return console.result(ok_envelope([])) if console.tool else 0
+    from lobsterlang.interpret.workflow.runs import start_run
+
+    return console.result(start_run(frame, opts))

@@ -1,0 +1,175 @@
+"""The run journal: one append-only JSON-lines file per run, fsynced before every step starts.
+
+Events: `start` (file, args, IR), `started` (a step's command is about to run), `done` (its
+records), `halted` (waiting at a gate, with the resume state key). A step's `done` is written
+together with the next step's `started` (one fsync per step), and at a halt or a cancellation,
+so a completed step is always on disk before the next one starts. A step with `started` but no
+`done` is uncertain. A finished, failed or cancelled run deletes its journal, so the journals on
+disk are exactly the unfinished runs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lobsterlang import ir
+from lobsterlang.interpret.state import StateStore, now_iso
+from lobsterlang.interpret.values import to_json_data
+from lobsterlang.interpret.workflow.engine import Hooks
+from lobsterlang.interpret.workflow.refs import Record
+
+RUNS_DIR = "runs"
+TORN_AFTER_S = 60
+"""A journal with no complete first line after this long belongs to a run killed while starting."""
+
+
+def runs_dir(store: StateStore) -> Path:
+    return store.dir / RUNS_DIR
+
+
+def new_run_id() -> str:
+    """A short random run id such as `r7f3a9c2e41b0`."""
+    return "r" + secrets.token_hex(6)
+
+
+class Journal(Hooks):
+    """Appends a run's events to `<state dir>/runs/<run id>.jsonl`, each one fsynced."""
+
+    def __init__(self, store: StateStore, run_id: str) -> None:
+        self.path = runs_dir(store) / f"{run_id}.jsonl"
+        self.run_id = run_id
+        self.pending: list[dict[str, Any]] = []
+        self.written = False
+        self._fd: int | None = None
+
+    def open(self) -> None:
+        if self._fd is None:
+            directory = self.path.parent
+            directory.mkdir(parents=True, exist_ok=True)
+            with contextlib.suppress(OSError):
+                os.chmod(directory.parent, 0o700)
+                os.chmod(directory, 0o700)
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+
+    def append(self, event: dict[str, Any]) -> None:
+        """Write one event line (after the queued ones) and fsync it."""
+        self.pending.append(event)
+        self.flush()
+
+    def flush(self) -> None:
+        """Write the queued events and fsync."""
+        if not self.pending:
+            return
+        self.open()
+        assert self._fd is not None
+        text = "".join(json.dumps(to_json_data(e), ensure_ascii=False, separators=(",", ":")) + "\n" for e in self.pending)
+        self.pending = []
+        os.write(self._fd, text.encode("utf-8", "surrogatepass"))
+        os.fsync(self._fd)
+        self.written = True
+
+    def start(self, path: str, args: dict[str, Any], workflow: ir.Workflow, digest: str | None, raw_args: bool) -> None:
+        from lobsterlang.ir_codec import to_json
+
+        self.append({"event": "start", "runId": self.run_id, "filePath": path, "startedAt": now_iso(), "args": args,
+                     "fileSha256": digest, "rawArgs": raw_args, "ir": to_json(workflow)})
+
+    def step_started(self, index: int, step: ir.Step) -> None:
+        self.append({"event": "started", "index": index, "step": step.id})
+
+    def step_done(self, index: int, step: ir.Step, results: dict[str, Record], last: str | None) -> None:
+        """Queue the step's records; they reach the disk with the next event, before anything else runs."""
+        records = {k: v for k, v in results.items() if k == step.id or _is_branch(step, k)}
+        self.pending.append({"event": "done", "index": index, "step": step.id, "records": records, "last": last})
+
+    def halted(self, index: int, step: ir.Step, state_key: str) -> None:
+        self.append({"event": "halted", "index": index, "step": step.id, "stateKey": state_key})
+
+    def close(self) -> None:
+        """Write what is queued (an interrupted run keeps its completed steps) and close the file."""
+        if self.path.exists():
+            self.flush()
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    def finish(self) -> None:
+        """The run is over (done, failed or cancelled): remove its journal."""
+        self.pending = []
+        self.close()
+        with contextlib.suppress(FileNotFoundError):
+            self.path.unlink()
+
+
+def _is_branch(step: ir.Step, key: str) -> bool:
+    return isinstance(step.action, ir.Parallel) and any(b.id == key for b in step.action.branches)
+
+
+@dataclass
+class RunLog:
+    """A journal read back: where the run stands."""
+
+    run_id: str
+    start: dict[str, Any]
+    results: dict[str, Record] = field(default_factory=dict)
+    next_index: int = 0
+    last: str | None = None
+    uncertain: tuple[int, str] | None = None
+    halted: dict[str, Any] | None = None
+    last_done: str | None = None
+
+
+def read_journal(path: Path) -> RunLog | None:
+    """Replay a journal; None when it has no readable start event. A torn last line is ignored."""
+    events = []
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            events.append(json.loads(line))
+        except ValueError:
+            continue
+    if not events or events[0].get("event") != "start":
+        return None
+    log = RunLog(path.stem, events[0])
+    for event in events[1:]:
+        _apply(log, event)
+    return log
+
+
+def _apply(log: RunLog, event: dict[str, Any]) -> None:
+    kind = event.get("event")
+    if kind == "started":
+        log.uncertain = (int(event["index"]), str(event["step"]))
+    elif kind == "done":
+        log.results.update(event.get("records") or {})
+        log.next_index, log.last, log.last_done = int(event["index"]) + 1, event.get("last"), str(event["step"])
+        log.uncertain, log.halted = None, None
+    elif kind == "halted":
+        log.halted = event
+    elif kind == "resumed":
+        log.halted = None
+        log.results.update(event.get("records") or {})
+        log.next_index, log.last = int(event["index"]), event.get("last")
+
+
+def list_runs(store: StateStore) -> list[RunLog]:
+    """Every unfinished run, oldest first (a journal killed before its first line is removed)."""
+    directory = runs_dir(store)
+    if not directory.is_dir():
+        return []
+    logs = []
+    for path in sorted(directory.glob("*.jsonl")):
+        log = read_journal(path)
+        if log is not None:
+            logs.append(log)
+        else:
+            with contextlib.suppress(OSError):
+                if time.time() - path.stat().st_mtime > TORN_AFTER_S:
+                    path.unlink()
+    return sorted(logs, key=lambda log: str(log.start.get("startedAt")))

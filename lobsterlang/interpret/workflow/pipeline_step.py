@@ -1,0 +1,86 @@
+"""`pipeline:` steps: the pipeline interpreter runs in-process on the step's stdin items."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from lobsterlang import ir
+from lobsterlang.interpret.errors import LobsterRunError
+from lobsterlang.interpret.process import Cancellation
+from lobsterlang.interpret.values import UNDEFINED, stringify
+from lobsterlang.interpret.workflow.context import Options
+from lobsterlang.interpret.workflow.errors import Unrecoverable, WorkflowError
+from lobsterlang.interpret.workflow.refs import Record, make_record
+from lobsterlang.interpret.workflow.stdin import stdin_items
+from lobsterlang.interpret.workflow.templates import Scope, render, render_raw
+
+
+def resolve_pipeline(step_id: str, action: ir.PipelineRun, scope: Scope) -> ir.Pipeline:
+    """The pipeline to run: the compiled IR, or (raw args) the text re-parsed after substitution."""
+    if scope.raw:
+        from lobsterlang.compile import compile_pipeline
+
+        result = compile_pipeline(render_raw(action.template, scope))
+        if result.ir is None or not result.ok:
+            message = result.diagnostics[0].message if result.diagnostics else "Empty pipeline"
+            raise WorkflowError(f"Workflow step {step_id} pipeline parse failed: {message}")
+        return result.ir
+    if action.pipeline is None:
+        raise WorkflowError(action.error or f"Workflow step {step_id} pipeline parse failed")
+    return action.pipeline
+
+
+def run_pipeline_step(
+    step_id: str, action: ir.PipelineRun, scope: Scope, env: Mapping[str, str], cwd: str,
+    stdin: Any, opts: Options, cancel: Cancellation,
+) -> Record:
+    """Run the step's pipeline; halts inside it are errors the workflow cannot recover from."""
+    from lobsterlang.interpret.pipeline.runtime import RunContext, run_pipeline
+
+    pipeline = resolve_pipeline(step_id, action, scope)
+    ctx = RunContext(
+        env=dict(env), cwd=cwd, mode="tool" if opts.mode == "tool" else "human", store=opts.store,
+        cancel=cancel, render_word=lambda word: word_text(word, scope), interactive=False,
+    )
+    try:
+        result = run_pipeline(pipeline, stdin_items(stdin), ctx)
+    except LobsterRunError as exc:
+        if cancel.cancelled:
+            raise
+        raise WorkflowError(exc.message) from None
+    if result.halt is not None:
+        stage = pipeline.stages[result.halt.index].name.value
+        if result.halt.kind == "approval_request":
+            raise Unrecoverable(
+                f"Workflow step {step_id} halted for approval inside pipeline stage {stage}. "
+                "Use a separate approval step in the workflow file."
+            )
+        raise Unrecoverable(f"Workflow step {step_id} halted before completion at pipeline stage {stage}")
+    return pipeline_record(step_id, result.items, result.rendered_text)
+
+
+def word_text(word: ir.Word, scope: Scope) -> str:
+    """A pipeline word with its references filled in (args as data: never re-split into tokens)."""
+    return word.value if word.template is None else render(word.template, scope)
+
+
+def pipeline_record(step_id: str, items: list[Any], rendered: str | None) -> Record:
+    """`stdout` is the rendered text or the serialised items; `json` one item, the items, or parsed stdout."""
+    stdout = rendered if rendered is not None else serialise_items(items)
+    if len(items) == 1:
+        return make_record(step_id, stdout, items[0] if items[0] is not UNDEFINED else None)
+    if items:
+        return make_record(step_id, stdout, items)
+    return make_record(step_id, stdout)
+
+
+def serialise_items(items: list[Any]) -> str:
+    """Strings joined by newlines; one item as itself or its JSON; several as a JSON array."""
+    if not items:
+        return ""
+    if all(isinstance(item, str) for item in items):
+        return "\n".join(items)
+    if len(items) == 1:
+        return stringify(items[0])
+    return stringify(items)

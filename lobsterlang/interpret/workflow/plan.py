@@ -1,0 +1,199 @@
+"""`--dry-run`: the plan the reference prints, checking references and command names without running anything."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from lobsterlang import ir
+from lobsterlang.interpret.values import js_string
+from lobsterlang.interpret.workflow.conditions import should_run
+from lobsterlang.interpret.workflow.context import Frame
+from lobsterlang.interpret.workflow.errors import WorkflowError
+from lobsterlang.interpret.workflow.refs import Record, lookup
+from lobsterlang.interpret.workflow.retry import policy
+from lobsterlang.interpret.workflow.templates import STEP_REF
+
+OUTPUT_REF = re.compile(r"\$[A-Za-z0-9_-]+\.(?:stdout|json)(?![A-Za-z0-9_])")
+WHOLE_OUTPUT_REF = re.compile(r"\$[A-Za-z0-9_-]+\.(?:stdout|json)")
+CONTAINS = "  [contains step output refs — unknown at plan time]"
+UNKNOWN = "  [output unknown at plan time]"
+DEFERRED = "     [command validation deferred — stage name depends on step output]"
+
+
+class Planner:
+    """Builds the plan text; placeholder records stand in for the results of planned steps."""
+
+    def __init__(self, frame: Frame) -> None:
+        self.frame = frame
+        self.results: dict[str, Record] = dict(frame.results)
+        self.lines: list[str] = []
+
+    def text(self, template: ir.Template, results: dict[str, Record] | None = None) -> str:
+        """Args substituted; `$id.approved` of planned steps resolved; other references verbatim."""
+        scope = self.results if results is None else results
+        raw = "".join(
+            p.value if isinstance(p, ir.Text) else p.text if isinstance(p, ir.StepRef)
+            else js_string(self.frame.args[p.name]) if p.name in self.frame.args else "${" + p.name + "}"
+            for p in template.parts
+        )
+        return STEP_REF.sub(lambda m: _approved(m, scope), raw)
+
+    def plan(self, start: int) -> str:
+        steps = self.frame.workflow.steps[start:]
+        count = len(steps)
+        self.lines = [f"[DRY RUN] Would execute {count} step{'' if count == 1 else 's'}:", ""]
+        for number, step in enumerate(steps, 1):
+            self.step(number, step)
+        return "\n".join(self.lines) + "\n"
+
+    def step(self, number: int, step: ir.Step) -> None:
+        head = f"  {number}. {step.id}"
+        if not should_run(step.when, self.results):
+            self.results[step.id] = {"id": step.id, "skipped": True}
+            self.lines.append(f"{head}  [skipped — condition: false]")
+            return
+        if step.input is not None:
+            self.lines += [f"{head}  [input]", f"     prompt: {step.input.prompt}", "     [input required]"]
+            self.results[step.id] = {"id": step.id, "response": {"pending": True}}
+            return
+        if isinstance(step.action, ir.ForEach):
+            self.for_each(head, step, step.action)
+            self.results[step.id] = {"id": step.id}
+            return
+        self.action(head, step)
+        self.common(step)
+        self.results[step.id] = {"id": step.id, "approved": True} if step.approval is not None else {"id": step.id}
+
+    def action(self, head: str, step: ir.Step) -> None:
+        action = step.action
+        if isinstance(action, ir.Parallel):
+            self.parallel(head, action)
+        elif isinstance(action, ir.WorkflowCall):
+            self.lines += [f"{head}  [workflow]", "     workflow: " + _noted(self.text(action.path))]
+            if action.args:
+                self.lines.append("     args: " + ", ".join(a.name for a in action.args))
+        elif isinstance(action, ir.PipelineRun):
+            self.lines += [f"{head}  [pipeline]", "     pipeline: " + _noted(self.text(action.template))]
+            if self.check_pipeline(action, f"Workflow step {step.id} pipeline references unknown command: "):
+                self.lines.append(DEFERRED)
+        elif isinstance(action, ir.ShellRun) and action.command.text.strip():
+            self.lines += [f"{head}  [shell]", "     run: " + _noted(self.text(action.command))]
+        else:
+            self.lines.append(f"{head}  [no-op]")
+
+    def check_pipeline(self, action: ir.PipelineRun, unknown: str, results: dict[str, Record] | None = None) -> bool:
+        """Check stage names; True when one depends on step output (validation deferred)."""
+        from lobsterlang.interpret.errors import CommandError
+        from lobsterlang.interpret.pipeline.runtime import lookup as command
+
+        if action.pipeline is None:
+            raise WorkflowError(action.error or "pipeline parse failed")
+        deferred = False
+        for stage in action.pipeline.stages:
+            word = stage.name
+            name = word.value if word.template is None else self.text(word.template, results)
+            if OUTPUT_REF.search(name):
+                deferred = True
+                continue
+            try:
+                command(name)
+            except CommandError:
+                raise WorkflowError(unknown + name) from None
+        return deferred
+
+    def common(self, step: ir.Step) -> None:
+        self.stdin_line(step.stdin, step.id)
+        if isinstance(step.timeout_ms, int) and not isinstance(step.timeout_ms, bool):
+            self.lines.append(f"     timeout: {step.timeout_ms}ms")
+        if step.on_error in ("continue", "skip_rest"):
+            self.lines.append(f"     on_error: {step.on_error}")
+        rules = policy(step.retry)
+        if rules.max > 1:
+            jitter = ", jitter" if rules.jitter else ""
+            self.lines.append(f"     retry: up to {rules.max} attempts, {rules.backoff} backoff (base: {js_string(rules.delay_ms)}ms{jitter})")
+        if step.approval is not None:
+            self.lines.append("     [approval required]")
+
+    def stdin_line(self, stdin: ir.Stdin | None, step_id: str) -> None:
+        if isinstance(stdin, ir.StdinRef):
+            try:
+                lookup(self.results, stdin.ref)
+            except WorkflowError as exc:
+                raise WorkflowError(f"Workflow step {step_id} stdin: {exc}") from None
+            text = stdin.text.strip()
+            if WHOLE_OUTPUT_REF.fullmatch(text):
+                self.lines.append(f"     stdin: {text}{UNKNOWN}")
+            elif OUTPUT_REF.search(text):
+                self.lines.append(f"     stdin: {text}{CONTAINS}")
+        elif isinstance(stdin, ir.StdinTemplate) and OUTPUT_REF.search(stdin.template.text):
+            self.lines.append(f"     stdin: {stdin.template.text.strip()}{CONTAINS}")
+
+    def parallel(self, head: str, block: ir.Parallel) -> None:
+        self.lines += [f"{head}  [parallel]", f"     wait: {block.wait or 'all'}"]
+        if isinstance(block.timeout_ms, int) and not isinstance(block.timeout_ms, bool):
+            self.lines.append(f"     timeout: {block.timeout_ms}ms")
+        for branch in block.branches:
+            self.lines.append(f"     branch {branch.id}: " + self.command_text(branch.action, f"Parallel branch {branch.id} pipeline references unknown command: ", True))
+
+    def command_text(self, action: ir.Action | None, unknown: str, noted: bool, results: dict[str, Record] | None = None) -> str:
+        if isinstance(action, ir.PipelineRun):
+            self.check_pipeline(action, unknown, results)
+            text = self.text(action.template, results)
+            return "[pipeline] " + (_noted(text) if noted else "pipeline: " + text)
+        if isinstance(action, ir.ShellRun) and action.command.text.strip():
+            text = self.text(action.command, results)
+            return "[shell] " + (_noted(text) if noted else "run: " + text)
+        return "[no-op]"
+
+    def for_each(self, head: str, step: ir.Step, loop: ir.ForEach) -> None:
+        if isinstance(loop.source, ir.StdinRef):
+            try:
+                lookup(self.results, loop.source.ref)
+            except WorkflowError as exc:
+                raise WorkflowError(f"Workflow step {step.id} for_each: {exc}") from None
+        source = loop.source.text if isinstance(loop.source, ir.StdinRef) else _source_text(loop.source)
+        item_var, index_var = loop.item_var or "item", loop.index_var or "index"
+        self.lines += [f"{head}  [for_each]", "     for_each: " + _noted(source), f"     item_var: {item_var}, index_var: {index_var}"]
+        if loop.batch_size:
+            self.lines.append(f"     batch_size: {js_string(loop.batch_size)}")
+        if loop.pause_ms:
+            self.lines.append(f"     pause_ms: {js_string(loop.pause_ms)}")
+        self.lines.append(f"     sub-steps: {len(loop.steps)}")
+        scope = dict(self.results)
+        scope[item_var] = {"json": {"_placeholder": True}, "stdout": '{"_placeholder":true}'}
+        scope[index_var] = {"json": 0, "stdout": "0"}
+        for number, sub in enumerate(loop.steps, 1):
+            self.sub_step(number, step, sub, scope)
+
+    def sub_step(self, number: int, step: ir.Step, sub: ir.Step, scope: dict[str, Record]) -> None:
+        head = f"       {number}. {sub.id}"
+        if not should_run(sub.when, scope):
+            scope[sub.id] = {"id": sub.id, "skipped": True}
+            self.lines.append(f"{head}  [skipped — condition: false]")
+            return
+        unknown = f"Workflow step {step.id} for_each sub-step {sub.id} pipeline: unknown command: "
+        self.lines.append(f"{head}  " + self.command_text(sub.action, unknown, False, scope))
+        scope[sub.id] = {"id": sub.id}
+
+
+def _approved(match: re.Match[str], results: dict[str, Record]) -> str:
+    step, path = match.group(1), match.group(2)
+    if path != "approved" or step not in results:
+        return match.group(0)
+    return "true" if results[step].get("approved") is True else "false"
+
+
+def _noted(text: str) -> str:
+    return text + CONTAINS if OUTPUT_REF.search(text) else text
+
+
+def _source_text(source: Any) -> str:
+    if isinstance(source, ir.StdinTemplate):
+        return source.template.text.strip()
+    return js_string(source.value)
+
+
+def describe_plan(frame: Frame, start: int) -> str:
+    """The plan for steps `start`… (raises WorkflowError where the reference's dry run fails)."""
+    return Planner(frame).plan(start)

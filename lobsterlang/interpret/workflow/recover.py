@@ -1,0 +1,106 @@
+"""`lobster resume --run ID`: continue an interrupted run from its journal, never re-running a recorded step."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+from lobsterlang import ir
+from lobsterlang.interpret.envelope import Envelope, error_envelope
+from lobsterlang.interpret.state import StateStore
+from lobsterlang.interpret.workflow.context import Frame, Options
+from lobsterlang.interpret.workflow.engine import Halt, Runner
+from lobsterlang.interpret.workflow.errors import WorkflowError, WorkflowUsageError
+from lobsterlang.interpret.workflow.journal import Journal, RunLog, read_journal, runs_dir
+from lobsterlang.interpret.workflow.runs import drive
+from lobsterlang.interpret.workflow.session import RunInfo, file_digest, save_halt
+
+
+def load_run(store: StateStore, run_id: str) -> RunLog:
+    """The journal of an unfinished run, or `Run <id> not found`."""
+    path = runs_dir(store) / f"{run_id}.jsonl"
+    log = read_journal(path) if run_id and "/" not in run_id and path.is_file() else None
+    if log is None:
+        raise WorkflowUsageError(f"Run {run_id} not found (finished, cancelled or never started)")
+    return log
+
+
+def resume_run(run_id: str, decision: Any, retry_step: bool, skip_step: bool, ctx: Any) -> Envelope:
+    """Continue run `run_id`; a run waiting at a gate needs a decision, an uncertain step needs a flag."""
+    store: StateStore = ctx.store
+    try:
+        log = load_run(store, run_id)
+        if log.halted is not None:
+            return _at_gate(log, decision, ctx)
+        return _continue(log, retry_step, skip_step, ctx)
+    except WorkflowUsageError as exc:
+        return error_envelope("parse_error", str(exc))
+    except WorkflowError as exc:
+        return error_envelope("runtime_error", str(exc))
+
+
+def _at_gate(log: RunLog, decision: Any, ctx: Any) -> Envelope:
+    assert log.halted is not None
+    if decision is None or (decision.approve is None and not decision.has_response and not decision.cancel):
+        raise WorkflowUsageError(
+            f"Run {log.run_id} is waiting at step {log.halted.get('step')}; "
+            "resume it with --approve yes|no, --response-json or --cancel"
+        )
+    from lobsterlang.interpret.workflow.runs import resume
+
+    return resume(str(log.halted.get("stateKey")), decision, ctx)
+
+
+def _continue(log: RunLog, retry_step: bool, skip_step: bool, ctx: Any) -> Envelope:
+    from lobsterlang.ir_codec import from_json
+
+    workflow = from_json(log.start["ir"])
+    if not isinstance(workflow, ir.Workflow):
+        raise WorkflowError("Invalid run journal")
+    journal = Journal(ctx.store, log.run_id)
+    start = _start_index(log, workflow, journal, retry_step, skip_step)
+    path = str(log.start.get("filePath"))
+    if file_digest(path) != log.start.get("fileSha256"):
+        sys.stderr.write(f"warning: {path} changed since the run started; continuing the workflow as it was\n")
+    frame = Frame(workflow, path, dict(log.start.get("args") or {}), dict(ctx.env), ctx.cwd, ctx.cancel,
+                  (os.path.realpath(path),), dict(log.results))
+    opts = Options(mode="tool", raw_args=bool(log.start.get("rawArgs")), store=ctx.store, cancel=ctx.cancel)
+    info = RunInfo(log.run_id, log.start.get("fileSha256"), opts.raw_args)
+    pending = _pending_gate(frame, opts, journal, start)
+    if pending is not None:
+        envelope, key = save_halt(opts.store, frame, pending, info)
+        journal.halted(pending.index, pending.step, key)
+        journal.close()
+        return envelope
+    return drive(frame, opts, journal, info, start, log.last, fresh=True)
+
+
+def _start_index(log: RunLog, workflow: ir.Workflow, journal: Journal, retry_step: bool, skip_step: bool) -> int:
+    if log.uncertain is None:
+        return log.next_index
+    index, step_id = log.uncertain
+    if retry_step:
+        return index
+    if skip_step:
+        step = workflow.steps[index]
+        journal.step_done(index, step, {step_id: {"id": step_id, "skipped": True}}, log.last)
+        log.results[step_id] = {"id": step_id, "skipped": True}
+        return index + 1
+    raise WorkflowUsageError(
+        f"Run {log.run_id}: step {step_id} was started but not recorded as finished (uncertain); "
+        "resume with --retry-step to run it again or --skip-step to skip it"
+    )
+
+
+def _pending_gate(frame: Frame, opts: Options, journal: Journal, start: int) -> Halt | None:
+    """An approval step that ran but whose halt was not recorded: issue its request again."""
+    if start == 0 or start > len(frame.workflow.steps):
+        return None
+    step = frame.workflow.steps[start - 1]
+    record = frame.results.get(step.id)
+    if step.approval is None or record is None or record.get("approved") or record.get("skipped") or record.get("error"):
+        return None
+    runner = Runner(frame, opts, journal)
+    env = runner.step_env(step, runner.scope())
+    return runner.approval_gate(start - 1, step, record, env)

@@ -1,0 +1,153 @@
+"""Halting and resuming: resume state (the IR at the gate, step records, args), tokens and approval ids."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lobsterlang import ir
+from lobsterlang.interpret.envelope import Envelope, needs_approval_envelope, needs_input_envelope
+from lobsterlang.interpret.state import StateStore, now_iso
+from lobsterlang.interpret.tokens import WORKFLOW_KIND
+from lobsterlang.interpret.values import stringify, to_json_data
+from lobsterlang.interpret.workflow.context import Frame
+from lobsterlang.interpret.workflow.engine import Halt
+from lobsterlang.interpret.workflow.errors import WorkflowError
+
+STATE_PREFIX = "workflow_resume"
+DEFAULT_ENVELOPE_BYTES = 512000
+MIN_ENVELOPE_BYTES = 1024
+SUBJECT_BYTES = 192000
+PREVIEW_CHARS = 2000
+
+
+def file_digest(path: str) -> str | None:
+    """SHA-256 of the file's bytes (None when it cannot be read)."""
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+@dataclass
+class RunInfo:
+    """What a resume needs beyond the reference's fields: the IR, the file's digest, the run id."""
+
+    run_id: str
+    digest: str | None
+    raw_args: bool
+    superseded: tuple[str, ...] = ()
+
+
+def halt_state(frame: Frame, halt: Halt, info: RunInfo) -> dict[str, Any]:
+    """The resume state written at a gate (the reference's fields plus a `lobsterlang` section)."""
+    from lobsterlang.ir_codec import to_json
+
+    state: dict[str, Any] = {
+        "filePath": frame.path,
+        "resumeAtIndex": halt.index + 1,
+        "steps": to_json_data(frame.results),
+        "args": to_json_data(frame.args),
+    }
+    if halt.is_input:
+        spec = halt.step.input
+        assert spec is not None
+        state.update(inputStepId=halt.step.id, inputSchema=spec.response_schema, inputSubject=halt.request.get("subject"))
+    else:
+        state.update(approvalStepId=halt.step.id, approvalIdentity=to_json_data(halt.identity))
+    state["supersededResumeStateKeys"] = list(info.superseded)
+    state["createdAt"] = now_iso()
+    state["lobsterlang"] = {
+        "ir": to_json(frame.workflow), "fileSha256": info.digest, "runId": info.run_id, "rawArgs": info.raw_args,
+        "cost": frame.spend,
+    }
+    return state
+
+
+def envelope_limit(env: Mapping[str, str]) -> int:
+    """LOBSTER_MAX_TOOL_ENVELOPE_BYTES (default 512000; values under 1024 mean the default)."""
+    try:
+        value = int(env.get("LOBSTER_MAX_TOOL_ENVELOPE_BYTES", ""))
+    except ValueError:
+        return DEFAULT_ENVELOPE_BYTES
+    return value if value >= MIN_ENVELOPE_BYTES else DEFAULT_ENVELOPE_BYTES
+
+
+def _size(value: Any) -> int:
+    return len(stringify(value).encode("utf-8", "surrogatepass"))
+
+
+def bounded_input_envelope(step_id: str, request: dict[str, Any], token: str, limit: int) -> Envelope:
+    """The needs_input envelope, its subject shortened when the whole would exceed `limit` bytes."""
+    envelope = needs_input_envelope(request, token)
+    if _size(envelope) <= limit:
+        return envelope
+    subject = request.get("subject")
+    size = _size(subject)
+    if size > SUBJECT_BYTES:
+        preview = stringify(subject)[:PREVIEW_CHARS]
+        envelope = needs_input_envelope({**request, "subject": {"truncated": True, "bytes": size, "preview": preview}}, token)
+    if _size(envelope) > limit:
+        omitted = {"truncated": True, "bytes": size, "preview": "[subject omitted: envelope size limit]"}
+        envelope = needs_input_envelope({**request, "subject": omitted}, token)
+    if _size(envelope) > limit:
+        raise WorkflowError(f"Workflow input step {step_id} needs_input envelope exceeds {limit} bytes even after subject truncation")
+    return envelope
+
+
+def save_halt(store: StateStore, frame: Frame, halt: Halt, info: RunInfo) -> tuple[Envelope, str]:
+    """Write the state, issue the token (and approval id) and build the envelope; returns it and the key."""
+    limit = envelope_limit(frame.base_env)
+    key = store.new_state_key(STATE_PREFIX)
+    store.write(key, halt_state(frame, halt, info))
+    token = store.new_token(WORKFLOW_KIND, key)
+    request = to_json_data(halt.request)
+    if halt.is_input:
+        try:
+            return bounded_input_envelope(halt.step.id, request, token, limit), key
+        except WorkflowError:
+            store.delete(key)
+            raise
+    return needs_approval_envelope(request, token, store.new_approval_id(key)), key
+
+
+@dataclass
+class Stored:
+    """A resume state read back: the IR to run and where to continue."""
+
+    workflow: ir.Workflow
+    path: str
+    index: int
+    results: dict[str, Any]
+    args: dict[str, Any]
+    state: dict[str, Any]
+
+    @property
+    def extra(self) -> dict[str, Any]:
+        value = self.state.get("lobsterlang")
+        return value if isinstance(value, dict) else {}
+
+    @property
+    def gate_id(self) -> str | None:
+        key = self.state.get("inputStepId") or self.state.get("approvalStepId")
+        return key if isinstance(key, str) else None
+
+
+def read_state(state: Any) -> Stored:
+    """Check a claimed state and decode its IR; `Invalid workflow resume state` otherwise."""
+    from lobsterlang.ir_codec import from_json
+
+    if not isinstance(state, dict) or not isinstance(state.get("lobsterlang"), dict):
+        raise WorkflowError("Invalid workflow resume state")
+    try:
+        workflow = from_json(state["lobsterlang"]["ir"])
+        stored = Stored(workflow, str(state["filePath"]), int(state["resumeAtIndex"]), dict(state["steps"]),
+                        dict(state["args"]), state)
+    except (KeyError, TypeError, ValueError):
+        raise WorkflowError("Invalid workflow resume state") from None
+    if not isinstance(workflow, ir.Workflow):
+        raise WorkflowError("Invalid workflow resume state")
+    return stored

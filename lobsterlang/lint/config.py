@@ -1,0 +1,134 @@
+"""Lint configuration: `[tool.lobster.lint]` in pyproject.toml or `[lint]` in .lobster.toml."""
+
+from __future__ import annotations
+
+import fnmatch
+import sys
+from pathlib import Path
+from typing import Any
+
+from lobsterlang.diagnostics import Severity
+from lobsterlang.record import Record, replace
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
+
+CONFIG_FILES = (".lobster.toml", "pyproject.toml")
+
+
+class ConfigError(Exception):
+    """A configuration file that cannot be used; the message says where and why."""
+
+
+class Config(Record):
+    """Which rules run and how severe they are.
+
+    `select`/`ignore` hold codes or code prefixes (`L3`, `L301`, `ALL`). `select` filters
+    the L-codes only; `ignore` applies to every code, compile warnings included.
+    """
+
+    select: tuple[str, ...] = ("ALL",)
+    ignore: tuple[str, ...] = ()
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    severity: tuple[tuple[str, Severity], ...] = ()
+    shellcheck: bool = True
+    source: str | None = None
+
+    def enabled(self, code: str, path: str) -> bool:
+        if code.startswith("L") and not _matches(code, self.select):
+            return False
+        if _matches(code, self.ignore):
+            return False
+        return not any(_matches(code, codes) for pattern, codes in self.per_file_ignores if _path_matches(path, pattern))
+
+    def severity_of(self, code: str, default: Severity) -> Severity:
+        return next((sev for prefix, sev in self.severity if code.startswith(prefix)), default)
+
+
+def _matches(code: str, prefixes: tuple[str, ...]) -> bool:
+    return any(p == "ALL" or code.startswith(p) for p in prefixes)
+
+
+def _path_matches(path: str, pattern: str) -> bool:
+    posix = Path(path).as_posix()
+    return fnmatch.fnmatch(posix, pattern) or fnmatch.fnmatch(Path(path).name, pattern) or fnmatch.fnmatch(posix, "*/" + pattern)
+
+
+def find_config(start: Path) -> Path | None:
+    """The nearest .lobster.toml, or pyproject.toml with a [tool.lobster.lint] table, at or above `start`."""
+    for directory in [start, *start.parents]:
+        for name in CONFIG_FILES:
+            candidate = directory / name
+            if candidate.is_file() and (name != "pyproject.toml" or _lint_table(candidate) is not None):
+                return candidate
+    return None
+
+
+def _lint_table(path: Path) -> dict[str, Any] | None:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+    table = data.get("lint") if path.name == ".lobster.toml" else data.get("tool", {}).get("lobster", {}).get("lint")
+    return table if isinstance(table, dict) else None
+
+
+def load_config(path: Path | None) -> Config:
+    """The configuration in `path` (defaults when None)."""
+    if path is None:
+        return Config()
+    table = _lint_table(path) or {}
+    return from_table(table, str(path))
+
+
+def from_table(table: dict[str, Any], source: str) -> Config:
+    known = {"select", "ignore", "per-file-ignores", "severity", "shellcheck"}
+    unknown = sorted(set(table) - known)
+    if unknown:
+        raise ConfigError(f"{source}: unknown lint setting {unknown[0]!r} (known: {', '.join(sorted(known))})")
+    return Config(
+        select=_codes(table.get("select", ["ALL"]), source, "select"),
+        ignore=_codes(table.get("ignore", []), source, "ignore"),
+        per_file_ignores=tuple((str(k), _codes(v, source, f"per-file-ignores.{k}")) for k, v in _table(table, "per-file-ignores", source).items()),
+        severity=tuple((str(k), _severity(v, source, k)) for k, v in _table(table, "severity", source).items()),
+        shellcheck=bool(table.get("shellcheck", True)),
+        source=source,
+    )
+
+
+def _codes(value: Any, source: str, key: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{source}: lint.{key} must be a list of rule codes")
+    return tuple(v.strip().upper() for v in value)
+
+
+def _table(table: dict[str, Any], key: str, source: str) -> dict[str, Any]:
+    value = table.get(key, {})
+    if not isinstance(value, dict):
+        raise ConfigError(f"{source}: lint.{key} must be a table")
+    return value
+
+
+def _severity(value: Any, source: str, code: str) -> Severity:
+    try:
+        return Severity(value)
+    except ValueError:
+        raise ConfigError(f"{source}: lint.severity.{code} must be error, warning or info") from None
+
+
+def with_overrides(config: Config, select: str | None, ignore: str | None, shellcheck: bool | None = None) -> Config:
+    """Command-line `--select`/`--ignore` (comma-separated) replace/extend the file's settings."""
+    changes: dict[str, Any] = {}
+    if select:
+        changes["select"] = _split(select)
+    if ignore:
+        changes["ignore"] = config.ignore + _split(ignore)
+    if shellcheck is not None:
+        changes["shellcheck"] = shellcheck
+    return replace(config, **changes) if changes else config
+
+
+def _split(text: str) -> tuple[str, ...]:
+    return tuple(c.strip().upper() for c in text.split(",") if c.strip())

@@ -1,0 +1,258 @@
+"""L4xx: side effects that a human approval does not really gate."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from functools import lru_cache
+from pathlib import Path
+
+from lobsterlang import ir
+from lobsterlang.diagnostics import Diagnostic, Severity
+from lobsterlang.lint.context import LintContext
+from lobsterlang.lint.effects import (
+    is_model_stage,
+    is_model_unit,
+    shell_effect_match,
+    stage_side_effect,
+)
+from lobsterlang.lint.registry import rule
+from lobsterlang.lint.rules.shell import SAFE_FIELDS
+from lobsterlang.lint.scope import loop_vars
+from lobsterlang.lint.walk import Unit, stages
+from lobsterlang.span import Span
+
+GENERIC_PROMPT_RE = re.compile(
+    r"^\s*(approve|approve\s+\S+|continue|proceed|ok|okay|confirm|are you sure|go|go ahead|yes or no|y/n)\s*[?.!]*\s*$", re.I
+)
+_HALTING_STAGES = frozenset({"approve", "ask"})
+
+
+def approval_steps(ctx: LintContext) -> tuple[Unit, ...]:
+    return ctx.approval_steps
+
+
+def gate_before(ctx: LintContext, unit: Unit) -> Unit | None:
+    """The nearest approval step that runs (and asks) before `unit`."""
+    earlier = [a for a in approval_steps(ctx) if a.index < unit.index]
+    return earlier[-1] if earlier else None
+
+
+def effect_site(ctx: LintContext, unit: Unit) -> Span:
+    """Where the side effect of `unit` is written: the verb in its shell text, or the stage."""
+    action = unit.action
+    if isinstance(action, ir.ShellRun):
+        found = shell_effect_match(action.command.text)
+        if found:
+            return ctx.textmap.span(action.command, found.start(), found.end())
+    for stage in stages(unit):
+        if stage_side_effect(stage):
+            return stage.span
+    return unit.id_span
+
+
+def side_effects(ctx: LintContext) -> Iterator[tuple[Unit, str]]:
+    for unit in ctx.units:
+        why = ctx.side_effect(unit)
+        if why:
+            yield unit, why
+
+
+@rule("L401", "unapproved-side-effect", Severity.WARNING, "a side-effecting step with no approval step before it")
+def unapproved_side_effect(ctx: LintContext) -> Iterator[Diagnostic]:
+    if ctx.workflow is None:
+        return
+    for unit, why in side_effects(ctx):
+        if gate_before(ctx, unit) is not None:
+            continue
+        own = unit.kind == "step" and unit.step.approval is not None
+        message = f"step `{unit.id}` {why} with no approval step before it"
+        if own:
+            message += "; its own `approval:` is asked only after the command has run"
+        yield ctx.diag("L401", effect_site(ctx, unit), message,
+                       f"add a step before it with `approval:` and `stdin:` showing what `{unit.id}` will act on")
+
+
+@rule("L402", "approval-gates-nothing", Severity.WARNING, "an approval step with nothing after it to gate")
+def approval_gates_nothing(ctx: LintContext) -> Iterator[Diagnostic]:
+    for gate in approval_steps(ctx):
+        if not any(u.index > gate.index and u.action is not None for u in ctx.steps):
+            assert gate.step.approval is not None
+            yield ctx.diag("L402", gate.step.approval.span, f"approval step `{gate.id}` gates nothing: no step runs after it",
+                           "put the approval before the step that acts, or remove it")
+
+
+def _nested_gate_stages(ctx: LintContext) -> Iterator[tuple[Unit, ir.Stage]]:
+    for pipeline, unit in ctx.pipelines():
+        if unit is not None and unit.kind != "step":
+            yield from ((unit, s) for s in pipeline.stages if s.name.value in _HALTING_STAGES)
+
+
+@lru_cache(maxsize=256)
+def _child_gates(path: str, mtime_ns: int) -> tuple[str, ...]:
+    """Ids of approval/input steps in a sub-workflow file (empty if it cannot be read); cached per version."""
+    from lobsterlang.compile import compile_workflow
+
+    try:
+        child = compile_workflow(Path(path).read_bytes(), path).ir
+    except OSError:
+        return ()
+    return tuple(s.id for s in child.steps if s.approval or s.input) if child else ()
+
+
+def _sub_workflow_gates(ctx: LintContext) -> Iterator[tuple[Unit, ir.WorkflowCall, tuple[str, ...]]]:
+    base = Path(ctx.workflow.source).parent if ctx.workflow else Path(".")
+    for unit in ctx.steps:
+        call = unit.action
+        if isinstance(call, ir.WorkflowCall) and not call.path.refs:
+            target = base / call.path.text
+            gates = _child_gates(str(target), target.stat().st_mtime_ns) if target.is_file() else ()
+            if gates:
+                yield unit, call, gates
+
+
+@rule("L403", "nested-approval", Severity.ERROR, "an approval inside `parallel`, `for_each` or a sub-workflow")
+def nested_approval(ctx: LintContext) -> Iterator[Diagnostic]:
+    hint = "move the approval to a top-level step before the block"
+    for unit, stage in _nested_gate_stages(ctx):
+        where = "parallel branch" if unit.kind == "branch" else "for_each sub-step"
+        yield ctx.diag("L403", stage.name.span, f"`{stage.name.value}` in {where} `{unit.id}` cannot halt there; the step fails", hint)
+    for unit in ctx.units:
+        if unit.kind == "branch":
+            yield from _branch_gate_keys(ctx, unit, hint)
+    for unit, call, gates in _sub_workflow_gates(ctx):
+        yield ctx.diag("L403", call.path.span, f"sub-workflow `{call.path.text}` has approval/input step `{gates[0]}`; "
+                       "composition does not support gates, so step `" + unit.id + "` fails when it halts", hint)
+
+
+def _branch_gate_keys(ctx: LintContext, unit: Unit, hint: str) -> Iterator[Diagnostic]:
+    assert isinstance(unit.step.action, ir.Parallel)
+    branch = unit.step.action.branches[unit.position]
+    for extra in branch.extra:
+        if extra.key in ("approval", "input"):
+            yield ctx.diag("L403", extra.span, f"`{extra.key}` on parallel branch `{unit.id}` is ignored: branches cannot halt", hint)
+
+
+def _retries(retry: ir.Retry | None) -> bool:
+    return retry is not None and isinstance(retry.max, int) and not isinstance(retry.max, bool) and retry.max > 1
+
+
+@rule("L404", "retry-side-effect", Severity.WARNING, "`retry` on a side-effecting step")
+def retry_side_effect(ctx: LintContext) -> Iterator[Diagnostic]:
+    for unit, why in side_effects(ctx):
+        retry = unit.step.retry
+        if _retries(retry) and unit.kind != "substep":
+            assert retry is not None
+            yield ctx.diag("L404", retry.span, f"step `{unit.step.id}` is retried, but it {why}: a retry can repeat the effect",
+                           "retry only the steps that read; make the effect idempotent or remove `retry`")
+
+
+def shown_steps(gate: Unit) -> set[str]:
+    """The step ids whose data an approval step shows to the approver."""
+    shown = {gate.id} if gate.action is not None else set()
+    if isinstance(gate.stdin, ir.StdinRef):
+        shown.add(gate.stdin.ref.step)
+    elif isinstance(gate.stdin, ir.StdinTemplate):
+        shown |= {r.step for r in gate.stdin.template.refs if isinstance(r, ir.StepRef)}
+    return shown
+
+
+def consumed(ctx: LintContext, unit: Unit) -> list[ir.StepRef]:
+    """Data refs of a unit (loop sources included for sub-steps), without boolean fields."""
+    refs = [ref for ref, _ in ctx.data_refs(unit)]
+    if unit.loop is not None and isinstance(unit.loop.source, ir.StdinRef):
+        refs.append(unit.loop.source.ref)
+    skip = set(loop_vars(unit.loop)) if unit.loop else set()
+    return [r for r in refs if r.field not in SAFE_FIELDS and r.step not in skip]
+
+
+@rule("L405", "approved-not-executed", Severity.WARNING, "the side-effecting step acts on data the approver was not shown")
+def approved_not_executed(ctx: LintContext) -> Iterator[Diagnostic]:
+    index = {u.id: u.index for u in ctx.steps}
+    for unit, _ in side_effects(ctx):
+        gate = gate_before(ctx, unit)
+        shown = shown_steps(gate) if gate else set()
+        if gate is None or not shown:
+            continue
+        for ref in consumed(ctx, unit):
+            if ref.step not in shown and ref.step != gate.id and index.get(ref.step, gate.index) < gate.index:
+                what = ", ".join(f"${s}" for s in sorted(shown))
+                yield ctx.diag("L405", ref.span, f"approval `{gate.id}` showed {what}, but `{unit.id}` acts on `{ref.text}`",
+                               f"show the same data: `stdin: {ref.text}` on `{gate.id}`, or make `{unit.id}` read `${gate.id}.json`")
+
+
+def _blind(gate: Unit) -> bool:
+    approval = gate.step.approval
+    assert approval is not None
+    if gate.stdin is not None or gate.action is not None or approval.items or approval.preview:
+        return False
+    return approval.prompt is None or bool(GENERIC_PROMPT_RE.match(approval.prompt))
+
+
+@rule("L406", "blind-approval", Severity.WARNING, "an approval that shows the approver nothing to judge")
+def blind_approval(ctx: LintContext) -> Iterator[Diagnostic]:
+    for gate in approval_steps(ctx):
+        if _blind(gate):
+            assert gate.step.approval is not None
+            yield ctx.diag("L406", gate.step.approval.span,
+                           f"approval `{gate.id}` has no stdin, no preview and a generic prompt: the approver cannot see what they approve",
+                           "add `stdin: $step.json` with the data to act on, and a prompt that says what will happen")
+
+
+@rule("L407", "effect-before-approve", Severity.ERROR, "a side effect before `approve` in the same pipeline")
+def effect_before_approve(ctx: LintContext) -> Iterator[Diagnostic]:
+    for pipeline, _ in ctx.pipelines():
+        names = [s.name.value for s in pipeline.stages]
+        if "approve" not in names:
+            continue
+        last_gate = len(names) - 1 - names[::-1].index("approve")
+        for stage in pipeline.stages[:last_gate]:
+            why = stage_side_effect(stage)
+            if why:
+                yield ctx.diag("L407", stage.span, f"{why} before the `approve` stage: the effect happens before anyone approves",
+                               "move the side effect after `approve` (or into a step after an approval step)")
+
+
+def _pipeline_model_flows(ctx: LintContext) -> Iterator[Diagnostic]:
+    for pipeline, _ in ctx.pipelines():
+        model = None
+        for stage in pipeline.stages:
+            if stage.name.value == "approve":
+                model = None
+            elif is_model_stage(stage):
+                model = stage.name.value
+            elif model and stage_side_effect(stage):
+                yield ctx.diag("L408", stage.span, f"output of `{model}` flows into `{stage.name.value}` without an `approve` between",
+                               "add `| approve --preview-from-stdin --prompt '…'` before the side effect")
+
+
+def _step_model_flows(ctx: LintContext) -> Iterator[Diagnostic]:
+    tainted: dict[str, str] = {}
+    for unit in ctx.units:
+        refs = [r for r in consumed(ctx, unit) if r.step in tainted]
+        if refs:
+            yield from _tainted_use(ctx, unit, refs, tainted)
+        if is_model_unit(unit):
+            tainted[unit.id] = unit.id
+        if unit.kind == "step" and unit.step.approval is not None:
+            tainted.clear()
+
+
+def _tainted_use(ctx: LintContext, unit: Unit, refs: list[ir.StepRef], tainted: dict[str, str]) -> Iterator[Diagnostic]:
+    ref = refs[0]
+    origin = tainted[ref.step]
+    in_shell = isinstance(unit.action, ir.ShellRun) and any(r in unit.action.command.parts for r in refs)
+    if in_shell:
+        yield ctx.diag("L408", ref.span, f"model output from `{origin}` is pasted into shell text of `{unit.id}` without approval",
+                       "never run model output as code; pass it as data (stdin) after an approval step")
+    elif ctx.side_effect(unit):
+        yield ctx.diag("L408", ref.span, f"`{unit.id}` acts on model output from `{origin}` that nobody approved",
+                       f"add an approval step with `stdin: {ref.text}` before `{unit.id}`")
+    else:
+        tainted[unit.id] = origin
+
+
+@rule("L408", "unreviewed-model-output", Severity.WARNING, "model output flows into shell text or a side effect without approval")
+def unreviewed_model_output(ctx: LintContext) -> Iterator[Diagnostic]:
+    yield from _pipeline_model_flows(ctx)
+    yield from _step_model_flows(ctx)

@@ -1,0 +1,166 @@
+"""L5xx: ids that shadow each other and conditions that can never be true."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from typing import Any
+
+from lobsterlang import ir
+from lobsterlang.diagnostics import Diagnostic, Severity
+from lobsterlang.lint.context import LintContext
+from lobsterlang.lint.registry import rule
+from lobsterlang.lint.scope import loop_vars
+from lobsterlang.lint.walk import Unit
+
+UNKNOWN: Any = object()
+
+
+@rule("L501", "duplicate-step-id", Severity.WARNING, "a for_each sub-step id or loop variable that repeats a step id")
+def duplicate_step_id(ctx: LintContext) -> Iterator[Diagnostic]:
+    outer = {u.id for u in ctx.units if u.kind != "substep"}
+    for unit in ctx.units:
+        if unit.kind == "substep" and unit.id in outer:
+            yield ctx.diag("L501", unit.id_span, f"for_each sub-step id `{unit.id}` repeats a step id; inside the loop "
+                           f"`${unit.id}` means the sub-step, outside it the step", "rename the sub-step")
+    for step in ctx.steps:
+        if isinstance(step.action, ir.ForEach):
+            for name in loop_vars(step.action):
+                if name in outer:
+                    yield ctx.diag("L501", step.action.span, f"loop variable `{name}` of step `{step.id}` repeats a step id; "
+                                   f"inside the loop `${name}` means the item", "set `item_var`/`index_var` to another name")
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    return "string" if isinstance(value, str) else "object"
+
+
+def _numeric(value: Any) -> float | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    try:
+        number = float(value) if isinstance(value, str) and value.strip() else math.nan
+    except ValueError:
+        return None
+    return None if math.isnan(number) else number
+
+
+def mixed_compare(expr: ir.Compare) -> str | None:
+    """Why a comparison between literals is always decided by their types, or None."""
+    left, right = expr.left, expr.right
+    if expr.op in ("==", "!=") and isinstance(left, ir.Literal) and isinstance(right, ir.Literal):
+        lt, rt = _json_type(left.value), _json_type(right.value)
+        return f"a {lt} never equals a {rt}" if lt != rt else None
+    if expr.op not in ("==", "!="):
+        for side in (left, right):
+            if isinstance(side, ir.Literal) and _numeric(side.value) is None:
+                return f"`{expr.op}` against the non-numeric {_json_type(side.value)} {side.value!r} is always false"
+    return None
+
+
+def compares(expr: ir.Expr) -> Iterator[ir.Compare]:
+    if isinstance(expr, ir.Compare):
+        yield expr
+    if isinstance(expr, ir.Compare | ir.Logical):
+        yield from compares(expr.left)
+        yield from compares(expr.right)
+    elif isinstance(expr, ir.Not):
+        yield from compares(expr.operand)
+
+
+@rule("L503", "mixed-type-comparison", Severity.WARNING, "a comparison whose result is fixed by the types of its literals")
+def mixed_type_comparison(ctx: LintContext) -> Iterator[Diagnostic]:
+    for unit in ctx.units:
+        if isinstance(unit.when, ir.ExprCondition):
+            for expr in compares(unit.when.expr):
+                why = mixed_compare(expr)
+                if why:
+                    yield ctx.diag("L503", expr.span, f"comparison is constant: {why} (comparisons do not convert types)",
+                                   "compare values of the same type: quote both sides or neither")
+
+
+def _truthy(value: Any) -> bool:
+    return value not in (None, False, 0, "") and not (isinstance(value, float) and math.isnan(value))
+
+
+class _Evaluator:
+    """Evaluates a condition where it is known statically; UNKNOWN elsewhere."""
+
+    def __init__(self, ctx: LintContext, unit: Unit) -> None:
+        self.ctx, self.unit = ctx, unit
+
+    def __call__(self, expr: ir.Expr) -> Any:
+        if isinstance(expr, ir.Literal):
+            return expr.value
+        if isinstance(expr, ir.Ident):
+            return expr.name
+        if isinstance(expr, ir.StepRef):
+            return self._ref(expr)
+        if isinstance(expr, ir.Not):
+            value = self(expr.operand)
+            return UNKNOWN if value is UNKNOWN else not _truthy(value)
+        if isinstance(expr, ir.Logical):
+            return self._logical(expr)
+        return self._compare(expr)
+
+    def _ref(self, ref: ir.StepRef) -> Any:
+        gate = next((u for u in self.ctx.steps if u.id == ref.step), None)
+        approved = gate is not None and gate.step.approval is not None and gate.when is None and gate.index < self.unit.index
+        return True if approved and ref.path == ("approved",) else UNKNOWN
+
+    def _logical(self, expr: ir.Logical) -> Any:
+        left, right = self(expr.left), self(expr.right)
+        known = [_truthy(v) for v in (left, right) if v is not UNKNOWN]
+        if expr.op == "&&":
+            return False if False in known else (True if len(known) == 2 else UNKNOWN)
+        return True if True in known else (False if len(known) == 2 else UNKNOWN)
+
+    def _compare(self, expr: ir.Compare) -> Any:
+        left, right = self(expr.left), self(expr.right)
+        if left is UNKNOWN or right is UNKNOWN:
+            return UNKNOWN
+        if expr.op in ("==", "!="):
+            return ((left == right and type(left) is type(right)) or _same_number(left, right)) == (expr.op == "==")
+        a, b = _numeric(left), _numeric(right)
+        if a is None or b is None:
+            return False
+        return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[expr.op]
+
+
+def _same_number(left: Any, right: Any) -> bool:
+    return _json_type(left) == _json_type(right) == "number" and left == right
+
+
+def _hint(expr: ir.Expr) -> str:
+    if any(isinstance(e, ir.StepRef) for e in _walk(expr)):
+        return "a rejected approval cancels the whole run, so `$gate.approved` is always true after the gate"
+    return "the condition compares constants only; compare a step result such as `$step.json.field`"
+
+
+def _walk(expr: ir.Expr) -> Iterator[ir.Expr]:
+    yield expr
+    if isinstance(expr, ir.Not):
+        yield from _walk(expr.operand)
+    elif isinstance(expr, ir.Compare | ir.Logical):
+        yield from _walk(expr.left)
+        yield from _walk(expr.right)
+
+
+@rule("L502", "always-false-condition", Severity.WARNING, "a condition that can never be true")
+def always_false_condition(ctx: LintContext) -> Iterator[Diagnostic]:
+    for unit in ctx.units:
+        when = unit.when
+        if isinstance(when, ir.ConstCondition) and not when.value:
+            yield ctx.diag("L502", when.span, f"step `{unit.id}` never runs: its condition is false", "remove the step or the condition")
+        elif isinstance(when, ir.ExprCondition) and not any(map(mixed_compare, compares(when.expr))):
+            value = _Evaluator(ctx, unit)(when.expr)
+            if value is not UNKNOWN and not _truthy(value):
+                yield ctx.diag("L502", when.span, f"step `{unit.id}` never runs: `{when.text}` is always false", _hint(when.expr))

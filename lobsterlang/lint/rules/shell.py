@@ -1,0 +1,190 @@
+"""L30x: shell text that lets data become code: raw args, spliced step output, curl|sh, eval, sh -c."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from lobsterlang import ir
+from lobsterlang.diagnostics import Diagnostic, Fix, Severity
+from lobsterlang.lint.context import LintContext
+from lobsterlang.lint.registry import rule
+from lobsterlang.lint.rules.references import env_arg_name
+from lobsterlang.lint.shellquote import quote_state, variable_for
+from lobsterlang.lint.textmap import part_offsets
+from lobsterlang.lint.walk import Unit
+from lobsterlang.span import Span
+
+SAFE_FIELDS = frozenset({"approved", "skipped", "error", "id"})
+_PIPE_TO_SHELL_RE = re.compile(
+    r"\b(?:curl|wget)\b[^|;&\n]*\|\s*(?:sudo\s+)?(?:/bin/|/usr/bin/)?(?:ba|z|da|k)?sh\b"
+    r"|(?:ba|z|da|k)?sh\s+<\(\s*(?:curl|wget)\b"
+    r"|\$\(\s*(?:curl|wget)\b[^)]*\)\s*\|\s*(?:ba|z|da|k)?sh\b"
+)
+_EVAL_RE = re.compile(r"(?:^|(?<=[\s;&|(`]))eval(?=\s)")
+_SH_C_RE = re.compile(r"(?<![\w/.-])(?:/bin/|/usr/bin/)?(?:ba|z|da|k)?sh\s+-c\s+([^\n]*)")
+
+
+def shell_runs(ctx: LintContext) -> Iterator[tuple[Unit, ir.ShellRun]]:
+    for unit in ctx.units:
+        if isinstance(unit.action, ir.ShellRun):
+            yield unit, unit.action
+
+
+def exec_stages(ctx: LintContext) -> Iterator[ir.Stage]:
+    for pipeline, _ in ctx.pipelines():
+        yield from (s for s in pipeline.stages if s.name.value == "exec")
+
+
+def shell_flag(stage: ir.Stage) -> ir.Word | None:
+    word = None
+    for arg in stage.args:
+        if isinstance(arg, ir.Flag) and arg.name == "shell" and arg.value is not None:
+            word = arg.value
+    return word
+
+
+def _yaml_style(ctx: LintContext, run: ir.ShellRun) -> str:
+    if ctx.path.lower().endswith(".json"):
+        return "double"
+    first = ctx.source_char(run.span.start)
+    return {"|": "block", ">": "block", '"': "double", "'": "single"}.get(first, "plain")
+
+
+def _escape(text: str, style: str) -> str:
+    if style == "double":
+        return text.replace("\\", "\\\\").replace('"', '\\"')
+    if style == "single":
+        return text.replace("'", "''")
+    return text
+
+
+def _arg_fix(ctx: LintContext, run: ir.ShellRun, start: int, ref: ir.ArgRef) -> Fix | None:
+    name = env_arg_name(ref.name)
+    if not name or ref.name not in ctx.arg_names:
+        return None
+    style = _yaml_style(ctx, run)
+    text = run.command.text
+    after = text[start + len(ref.name) + 3 : start + len(ref.name) + 4]
+    replacement = variable_for(quote_state(text, start), "LOBSTER_ARG_" + name, after)
+    if style == "plain" and start == 0 and replacement[0] in "\"'":
+        return None
+    return ctx.replace(ref.span, _escape("${" + ref.name + "}", style), _escape(replacement, style),
+                       f"pass {ref.name} through $LOBSTER_ARG_{name}")
+
+
+@rule("L301", "raw-arg-in-shell", Severity.ERROR, "`${arg}` spliced into `run:`/`command:` shell text", fixable=True)
+def raw_arg_in_shell(ctx: LintContext) -> Iterator[Diagnostic]:
+    for _, run in shell_runs(ctx):
+        for start, part in part_offsets(run.command):
+            if isinstance(part, ir.ArgRef):
+                name = "LOBSTER_ARG_" + (env_arg_name(part.name) or "<NAME>")
+                yield ctx.diag(
+                    "L301", part.span,
+                    f"`${{{part.name}}}` is pasted into the shell text raw: a value with quotes, `;` or `$(…)` runs as code",
+                    f"use the environment variable instead: \"${name}\"", _arg_fix(ctx, run, start, part),
+                )
+
+
+@rule("L302", "step-output-in-shell", Severity.WARNING, "a step's output spliced into shell text")
+def step_output_in_shell(ctx: LintContext) -> Iterator[Diagnostic]:
+    for unit, run in shell_runs(ctx):
+        for part in run.command.parts:
+            if isinstance(part, ir.StepRef) and part.field not in SAFE_FIELDS and _resolves(ctx, unit, part):
+                yield ctx.diag(
+                    "L302", part.span,
+                    f"`{part.text}` is pasted into the shell text raw: output containing quotes or `$(…)` runs as code",
+                    f"pass it as data: `stdin: {part.text}`, or `env: {{VALUE: {part.text}}}` and use \"$VALUE\"",
+                )
+
+
+def _resolves(ctx: LintContext, unit: Unit, ref: ir.StepRef) -> bool:
+    if unit.loop is not None and ref.step in (unit.loop.item_var or "item", unit.loop.index_var or "index"):
+        return True
+    return ref.step in ctx.by_id
+
+
+def _shell_texts(ctx: LintContext) -> Iterator[tuple[str, ir.Template | None, ir.Word | None]]:
+    """Shell text to scan: each `run:` template, and each `exec --shell` word."""
+    for _, run in shell_runs(ctx):
+        yield run.command.text, run.command, None
+    for stage in exec_stages(ctx):
+        word = shell_flag(stage)
+        if word is not None:
+            yield word.value, None, word
+
+
+def _matches(ctx: LintContext, pattern: re.Pattern[str]) -> Iterator[tuple[re.Match[str], ir.Template | None, ir.Word | None]]:
+    for text, template, word in _shell_texts(ctx):
+        for found in pattern.finditer(text):
+            yield found, template, word
+
+
+def _span(ctx: LintContext, found: re.Match[str], template: ir.Template | None, word: ir.Word | None) -> Span:
+    if template is not None:
+        return ctx.textmap.span(template, found.start(), found.end())
+    assert word is not None
+    return word.span
+
+
+@rule("L303", "pipe-to-shell", Severity.ERROR, "downloaded code piped into a shell (`curl … | sh`)")
+def pipe_to_shell(ctx: LintContext) -> Iterator[Diagnostic]:
+    for found, template, word in _matches(ctx, _PIPE_TO_SHELL_RE):
+        yield ctx.diag("L303", _span(ctx, found, template, word), "downloaded code is run by a shell without any check",
+                       "download to a file, verify its checksum or signature, then run it")
+
+
+@rule("L304", "eval", Severity.WARNING, "`eval` in shell text")
+def shell_eval(ctx: LintContext) -> Iterator[Diagnostic]:
+    for found, template, word in _matches(ctx, _EVAL_RE):
+        yield ctx.diag("L304", _span(ctx, found, template, word), "`eval` runs its arguments as shell code",
+                       "run the command directly; pass data in quoted variables")
+
+
+def command_word(text: str, start: int) -> tuple[int, int]:
+    """The extent of the shell word at `start` (a '…' or "…" string, or a bare word)."""
+    quote = text[start : start + 1]
+    if quote in ("'", '"'):
+        end = start + 1
+        while end < len(text) and text[end] != quote:
+            end += 2 if quote == '"' and text[end] == "\\" else 1
+        return start, min(end + 1, len(text))
+    end = start
+    while end < len(text) and not text[end].isspace() and text[end] not in ";&|":
+        end += 1
+    return start, end
+
+
+def _interpolated(template: ir.Template | None, text: str, start: int) -> bool:
+    """Whether the `sh -c` command word at `start` is built from expansions or references."""
+    start, end = command_word(text, start)
+    if text[start : start + 1] != "'" and "$" in text[start:end]:
+        return True
+    return template is not None and any(not isinstance(p, ir.Text) and start <= at < end for at, p in part_offsets(template))
+
+
+@rule("L305", "sh-c-interpolation", Severity.WARNING, "`sh -c` with a command string built by interpolation")
+def sh_c_interpolation(ctx: LintContext) -> Iterator[Diagnostic]:
+    for text, template, word in _shell_texts(ctx):
+        for found in _SH_C_RE.finditer(text):
+            if _interpolated(template, text, found.start(1)):
+                yield ctx.diag(
+                    "L305", _span(ctx, found, template, word),
+                    "`sh -c` re-parses a command string that was built by interpolation: interpolated values run as code",
+                    "pass values as positional parameters: sh -c 'cmd \"$1\"' sh \"$VALUE\"",
+                )
+
+
+@rule("L306", "exec-shell-from-data", Severity.ERROR, "`exec --shell` text built from an argument or step output")
+def exec_shell_from_data(ctx: LintContext) -> Iterator[Diagnostic]:
+    for stage in exec_stages(ctx):
+        word = shell_flag(stage)
+        if word is None or word.template is None or not word.template.refs:
+            continue
+        ref = word.template.refs[0]
+        shown = "${" + ref.name + "}" if isinstance(ref, ir.ArgRef) else ref.text
+        yield ctx.diag(
+            "L306", ref.span, f"`exec --shell` command text contains `{shown}`: the value becomes shell code",
+            "run the program without a shell (`exec prog arg…`), or read the value from an environment variable",
+        )
+

@@ -1,0 +1,79 @@
+"""Map offsets in a template's text to exact positions in the source file, through its part spans."""
+
+from __future__ import annotations
+
+from lobsterlang import ir
+from lobsterlang.span import LineIndex, Span
+
+_SKIPPABLE = frozenset(" \t\r\n\\\"'")
+
+
+def part_text(part: ir.TemplatePart) -> str:
+    """The text a part occupies in `Template.text`."""
+    if isinstance(part, ir.Text):
+        return part.value
+    if isinstance(part, ir.ArgRef):
+        return "${" + part.name + "}"
+    return part.text
+
+
+def part_offsets(template: ir.Template) -> list[tuple[int, ir.TemplatePart]]:
+    """Each part with the offset where it starts in `template.text`."""
+    parts = template.parts
+    if len(parts) == 1:
+        return [(0, parts[0])]
+    out, at = [], 0
+    for part in parts:
+        out.append((at, part))
+        at += len(part_text(part))
+    return out
+
+
+def align(value: str, raw: str) -> list[int]:
+    """For each index of `value` (and one past its end), the matching index in `raw`.
+
+    `raw` is how the value is written in the file: with block indentation, folded line
+    breaks, quotes or escapes. Unmatched characters are skipped greedily.
+    """
+    mapping, j = [], 0
+    for ch in value:
+        while j < len(raw) and raw[j] != ch and raw[j] in _SKIPPABLE:
+            j += 1
+        mapping.append(min(j, len(raw)))
+        if j < len(raw) and raw[j] == ch:
+            j += 1
+    mapping.append(min(j, len(raw)))
+    return mapping
+
+
+class TextMap:
+    """Positions inside templates of one source file."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.index = LineIndex(source)
+
+    def offset(self, template: ir.Template, at: int) -> int:
+        """The file offset of character `at` of `template.text`."""
+        for start, part in reversed(part_offsets(template)):
+            if at >= start or start == 0:
+                return self._in_part(part, at - start)
+        return template.span.start
+
+    def _in_part(self, part: ir.TemplatePart, delta: int) -> int:
+        span = part.span
+        raw = self.source[span.start : span.end]
+        text = part_text(part)
+        if raw == text:
+            return span.start + min(delta, len(raw))
+        mapping = align(text, raw)
+        return span.start + mapping[max(0, min(delta, len(mapping) - 1))]
+
+    def span(self, template: ir.Template, start: int, end: int) -> Span:
+        """The file span of `template.text[start:end]`."""
+        first = self.offset(template, start)
+        last = self.offset(template, max(start, end - 1)) + 1 if end > start else first
+        return self.index.span(first, max(first, last))
+
+    def line_col(self, offset: int) -> tuple[int, int]:
+        return self.index.line_col(offset)

