@@ -17,7 +17,25 @@ REPLIES: dict[str, tuple[Any, int]] = {
 }
 
 
+def triage(artifacts: list[Any]) -> dict[str, Any]:
+    """Decisions for `email.triage --llm`: unread mail needs a reply, anything mentioning money needs action."""
+    decisions: list[dict[str, Any]] = []
+    for email in artifacts:
+        labels = email.get("labels", [])
+        if "invoice" in email.get("subject", "").lower():
+            decisions.append({"id": email["id"], "category": "needs_action", "rationale": "pay it"})
+        elif "UNREAD" in labels:
+            reply = {"body": f"Thanks for {email['subject']}"} if email["id"] != "m4" else {"subject": "Custom", "body": "ok"}
+            decisions.append({"id": email["id"], "category": "needs_reply", "reply": reply})
+        else:
+            decisions.append({"id": email["id"], "category": "fyi"})
+    decisions.append({"id": "", "category": "fyi"})
+    return {"ok": True, "result": {"output": {"data": {"decisions": decisions}}}}
+
+
 def reply(payload: dict[str, Any]) -> tuple[Any, int]:
+    if payload.get("schemaVersion") == "email_triage.v1":
+        return triage(payload["artifacts"]), 200
     prompt = payload["prompt"]
     if prompt == "schema":
         attempt = payload.get("retryContext", {}).get("attempt", 1)

@@ -46,6 +46,7 @@ def test_workflow_run(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         got = _run(args, command.get("env", {}), monkeypatch, capsys)
         last = gate_of(got.pop("raw")) or last
         assert got == expected[index], f"command {index}: {args}"
+        assert json.dumps(got) == json.dumps(expected[index]), f"command {index}: key order differs"
     state = tmp_path / "state"
     leftovers = [p.name for p in state.rglob("*") if p.is_file()] if state.exists() else []
     assert not [n for n in leftovers if n.startswith("approval_") and not _live(state, n)], leftovers

@@ -5,13 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from lobsterlang.commands.markdown import commands_markdown
-from lobsterlang.interpret.pipeline.registry import IMPLEMENTATIONS
 
 TARGET = Path(__file__).resolve().parent.parent / "docs" / "commands.md"
 
 
 def main() -> None:
-    TARGET.write_text(commands_markdown(IMPLEMENTATIONS), encoding="utf-8")
+    TARGET.write_text(commands_markdown(), encoding="utf-8")
 
 
 if __name__ == "__main__":

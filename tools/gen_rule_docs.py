@@ -64,6 +64,11 @@ WHY: dict[str, str] = {
     "the value is parsed as shell code. A lobster reference inside the `-c` string has the same effect.",
     "L306": "`exec --shell` text is run by `/bin/sh`; an `${arg}` or `$step` reference inside it becomes shell "
     "code (the reference substitutes it before parsing). `exec prog args…` runs without a shell.",
+    "L309": "The reference substitutes `${arg}` as raw text, then tokenises or shell-parses the result and "
+    "re-scans it for `$step` references. lobsterlang substitutes args as data: a pipeline word stays one word, "
+    "an unquoted shell `${x}` stays one argument, and an arg value is never read as a reference. A file that "
+    "depends on the raw behaviour (an arg default with spaces or shell syntax used unquoted, or `${x}.stdout` "
+    "building a reference) runs differently here; `lobster run --raw-args` restores the reference's behaviour.",
     "L310": "shellcheck finds quoting bugs, unsafe globbing and non-portable constructs in `run:` scripts. Each "
     "finding is mapped to its exact line and column in the .lobster file (block scalars included), so "
     "`# shellcheck disable=SCxxxx` in the script and `# lobster: ignore[L310]` both work. `${arg}` and `$step` "

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
-
 from lobsterlang.commands.help import flag_usage, positional_usage, usage_line
 from lobsterlang.commands.specs import COMMANDS, CommandSpec, FlagSpec
 
@@ -27,7 +25,7 @@ def _flag_row(flag: FlagSpec) -> str:
     return f"| `{flag_usage(flag).replace('|', chr(92) + '|')}` | {flag.kind}{' (required)' if flag.required else ''} | {default} | {'; '.join(notes)} |"
 
 
-def command_section(spec: CommandSpec, implemented: bool) -> str:
+def command_section(spec: CommandSpec) -> str:
     lines = [f"## `{spec.name}`", "", spec.summary[0].upper() + spec.summary[1:] + ".", "", "```", usage_line(spec), "```", ""]
     if spec.flags:
         lines += ["| flag | kind | default | meaning |", "|---|---|---|---|", *(_flag_row(f) for f in spec.flags), ""]
@@ -38,14 +36,12 @@ def command_section(spec: CommandSpec, implemented: bool) -> str:
     if spec.requires_one_of:
         lines += ["Requires one of: " + ", ".join(f"`{name}`" for name in spec.requires_one_of) + ".", ""]
     lines += ["Side effects: " + (", ".join(f"`{e}`" for e in spec.side_effects) or "none") + ".", ""]
-    if not implemented:
-        lines += ["Not run by lobsterlang yet: the linter and editor know it, running it reports `Unknown command`.", ""]
     lines += ["Example:", "", "```", *spec.examples, "```", ""]
     return "\n".join(lines)
 
 
-def commands_markdown(implemented: Collection[str]) -> str:
-    """The whole page; `implemented` names the commands the interpreter runs."""
+def commands_markdown() -> str:
+    """The whole page, one section per command in spec order."""
     index = ", ".join(f"[`{s.name}`](#{s.name.replace('.', '').lower()})" for s in COMMANDS)
-    sections = [command_section(spec, spec.name in implemented) for spec in COMMANDS]
+    sections = [command_section(spec) for spec in COMMANDS]
     return HEADER + "\n" + index + "\n\n" + "\n".join(sections)

@@ -14,6 +14,7 @@ IMPLEMENTATIONS: dict[str, str] = {
     "commands.list": "listing:run_commands_list",
     "dedupe": "transform:run_dedupe",
     "diff.last": "state_cmds:run_diff_last",
+    "email.triage": "triage:run_email_triage",
     "exec": "exec_cmd:run_exec",
     "gog.gmail.search": "gog:run_gmail_search",
     "gog.gmail.send": "gog:run_gmail_send",

@@ -58,4 +58,16 @@ def resolve_args(workflow: ir.Workflow, given: Any) -> dict[str, Any]:
         args.update(given)
     elif isinstance(given, (list, str)):
         args.update({str(i): v for i, v in enumerate(given)})
-    return args
+    return js_key_order(args)
+
+
+def _is_index(key: str) -> bool:
+    return key.isascii() and key.isdigit() and (key == "0" or not key.startswith("0")) and int(key) < 2**32 - 1
+
+
+def js_key_order(mapping: dict[str, Any]) -> dict[str, Any]:
+    """The order JavaScript keeps object keys in: array indexes ascending, then the rest as inserted."""
+    indexes = sorted((k for k in mapping if _is_index(k)), key=int)
+    if not indexes:
+        return mapping
+    return {**{k: mapping[k] for k in indexes}, **{k: v for k, v in mapping.items() if not _is_index(k)}}

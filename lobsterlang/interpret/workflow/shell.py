@@ -1,4 +1,4 @@
-"""Shell steps: `/bin/sh -lc` (or LOBSTER_SHELL) in its own process group, stdout captured."""
+"""Shell steps: `/bin/sh -lc` (or LOBSTER_SHELL, as `exec` picks it) in their own process group, stdout captured."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from lobsterlang.interpret.pipeline.commands.exec_cmd import shell_argv
 from lobsterlang.interpret.process import Cancellation
 from lobsterlang.interpret.workflow.errors import WorkflowError
 
@@ -20,17 +21,6 @@ class ShellOutput:
 
     stdout: str
     stderr: str
-
-
-def shell_argv(command: str, env: Mapping[str, str]) -> list[str]:
-    """The argv the reference builds: `-lc` for POSIX shells, PowerShell and cmd spellings otherwise."""
-    shell = env.get("LOBSTER_SHELL") or "/bin/sh"
-    name = os.path.basename(shell).lower()
-    if name in ("powershell", "powershell.exe", "pwsh", "pwsh.exe"):
-        return [shell, "-NoProfile", "-Command", command]
-    if name in ("cmd", "cmd.exe"):
-        return [shell, "/d", "/s", "/c", command]
-    return [shell, "-lc", command]
 
 
 def is_posix_shell(env: Mapping[str, str]) -> bool:

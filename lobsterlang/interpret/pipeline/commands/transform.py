@@ -7,6 +7,7 @@ import math
 import operator
 import re
 from collections.abc import Callable, Iterator
+from operator import itemgetter
 from typing import Any
 
 from lobsterlang.interpret.errors import CommandError
@@ -131,8 +132,12 @@ def run_sort(input: Iterator[Any], args: StageArgs, ctx: RunContext) -> StageOut
     path = key if isinstance(key, str) and key else ("true" if key is True else None)
     items = drain(input)
     getter = path_getter(path) if path else None
-    keys = sort_keys([getter(item) for item in items] if getter else items)
-    order = sorted(range(len(items)), key=keys.__getitem__, reverse=args.truthy("desc"))
+    values = [getter(item) for item in items] if getter else items
+    desc = args.truthy("desc")
+    if all(type(v) is int or (type(v) is float and v == v) for v in values):
+        return StageOutput([item for _, item in sorted(zip(values, items, strict=False), key=itemgetter(0), reverse=desc)])
+    keys = sort_keys(values)
+    order = sorted(range(len(items)), key=keys.__getitem__, reverse=desc)
     return StageOutput([items[index] for index in order])
 
 

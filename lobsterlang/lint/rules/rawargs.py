@@ -1,0 +1,84 @@
+"""L309: files whose meaning depends on the reference's raw `${arg}` text substitution."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from lobsterlang import ir
+from lobsterlang.diagnostics import Diagnostic, Severity
+from lobsterlang.lint.context import LintContext
+from lobsterlang.lint.registry import rule
+from lobsterlang.lint.shellquote import quote_state
+from lobsterlang.lint.textmap import part_offsets
+
+_SHELL_SPECIAL = re.compile(r"[\s;|&<>()$`*?\[\]'\"\\]")
+_PIPELINE_SPECIAL = re.compile(r"[\s'\"|]")
+_HINT = "lobsterlang substitutes args as data; run with `--raw-args` for the reference's raw text substitution, or rewrite"
+
+
+@rule("L309", "needs-raw-args", Severity.WARNING, "the file relies on raw `${arg}` text substitution (`--raw-args`)")
+def needs_raw_args(ctx: LintContext) -> Iterator[Diagnostic]:
+    defaults = _string_defaults(ctx)
+    for unit in ctx.units:
+        for template, _field in ctx.templates(unit):
+            yield from _reference_building(ctx, template)
+        if isinstance(unit.action, ir.ShellRun):
+            yield from _shell_splitting(ctx, unit.action.command, defaults)
+    for pipeline, _unit in ctx.pipelines():
+        yield from _pipeline_retokenising(ctx, pipeline, defaults)
+
+
+def _string_defaults(ctx: LintContext) -> dict[str, str]:
+    args = ctx.workflow.args if ctx.workflow else None
+    return {a.name: a.default for a in args or () if a.has_default and isinstance(a.default, str)}
+
+
+def _reference_building(ctx: LintContext, template: ir.Template) -> Iterator[Diagnostic]:
+    """`$${x}.json` or `${x}.stdout`: the reference re-scans the substituted text for `$step` refs."""
+    text = template.text
+    for start, part in part_offsets(template):
+        if not isinstance(part, ir.ArgRef):
+            continue
+        end = start + len(part.name) + 3
+        before, after = text[start - 1 : start], text[end : end + 2]
+        if before == "$" or (after[:1] == "." and after[1:2].isalnum()):
+            message = f"`${{{part.name}}}` builds a `$step.field` reference; lobsterlang never reads arg values as references"
+            yield ctx.diag("L309", part.span, message, _HINT)
+
+
+def _shell_splitting(ctx: LintContext, command: ir.Template, defaults: dict[str, str]) -> Iterator[Diagnostic]:
+    """Unquoted `${x}` whose default holds spaces or shell syntax: the author expects the shell to parse it."""
+    for start, part in part_offsets(command):
+        value = defaults.get(part.name) if isinstance(part, ir.ArgRef) else None
+        if value is None or not _SHELL_SPECIAL.search(value) or quote_state(command.text, start) != "none":
+            continue
+        assert isinstance(part, ir.ArgRef)
+        message = f"the default of `{part.name}` ({_show(value)}) is shell syntax, but lobsterlang passes it as one word"
+        yield ctx.diag("L309", part.span, message, _HINT)
+
+
+def _pipeline_retokenising(ctx: LintContext, pipeline: ir.Pipeline, defaults: dict[str, str]) -> Iterator[Diagnostic]:
+    """`${x}` in a pipeline word whose default has spaces, quotes or `|`: the reference re-tokenises it."""
+    for stage in pipeline.stages:
+        for word in _words(stage):
+            for ref in word.template.refs if word.template else ():
+                if not isinstance(ref, ir.ArgRef):
+                    continue
+                value = defaults.get(ref.name)
+                if value is not None and _PIPELINE_SPECIAL.search(value):
+                    message = f"the default of `{ref.name}` ({_show(value)}) would be split into words by the reference; here it stays one word"
+                    yield ctx.diag("L309", ref.span, message, _HINT)
+
+
+def _words(stage: ir.Stage) -> Iterator[ir.Word]:
+    yield stage.name
+    for arg in stage.args:
+        value: Any = arg.value
+        if isinstance(value, ir.Word):
+            yield value
+
+
+def _show(value: str) -> str:
+    return repr(value if len(value) <= 30 else value[:27] + "...")
