@@ -21,13 +21,13 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from corpus import write_corpus
+from harness import lobster_command, one_core
 
 from lobsterlang import ir
 from lobsterlang.fmt import format_text, format_workflow
@@ -99,22 +99,8 @@ def check_tree(directory: Path) -> tuple[float, int]:
     return time.perf_counter() - start, proc.returncode
 
 
-def lobster_command() -> list[str]:
-    script = Path(sys.executable).parent / "lobster"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "lobsterlang"]
 
 
-@contextmanager
-def one_core() -> Iterator[None]:
-    if not hasattr(os, "sched_setaffinity"):
-        yield
-        return
-    before = os.sched_getaffinity(0)
-    os.sched_setaffinity(0, {min(before)})
-    try:
-        yield
-    finally:
-        os.sched_setaffinity(0, before)
 
 
 def report(figures: dict[str, float], count: int) -> str:

@@ -7,7 +7,6 @@ from this folder, like bench/run.py).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import tempfile
 import time
@@ -15,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from corpus import write_corpus
+from harness import one_core
 
 from lobsterlang.compile import compile_workflow
 from lobsterlang.lint import Config, Source, lint_sources
@@ -63,9 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--passes", type=int, default=3)
     args = parser.parse_args(argv)
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
-    with tempfile.TemporaryDirectory(prefix="lobster-lint-bench-") as tmp:
+    with one_core(), tempfile.TemporaryDirectory(prefix="lobster-lint-bench-") as tmp:
         paths = write_corpus(Path(tmp), args.files, args.steps)
         datas = [p.read_bytes() for p in paths]
     sources = [Source(f"wf-{i:04d}.lobster", d) for i, d in enumerate(datas)]

@@ -12,12 +12,12 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import corpus
+from harness import lobster_command, one_core
 
 from lobsterlang.compile import compile_workflow
 from lobsterlang.diagnostics import Diagnostic
@@ -80,10 +80,6 @@ def main(argv: list[str] | None = None) -> int:
 # ── 1. cold start ──────────────────────────────────────────────────────────────────────
 
 
-def lobster_command() -> list[str]:
-    """The console script installed next to this interpreter, else `python -m lobsterlang`."""
-    script = Path(sys.executable).parent / "lobster"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "lobsterlang"]
 
 
 def start_env() -> dict[str, str]:
@@ -136,18 +132,6 @@ def check(name: str, diagnostics: tuple[Diagnostic, ...]) -> None:
         sys.exit(f"bench: input {name} does not compile (a corpus bug): {first.span.line}:{first.span.col} {first.code} {first.message}")
 
 
-@contextmanager
-def one_core() -> Iterator[None]:
-    """Pin this process to one CPU while timing, where the OS allows it."""
-    if not hasattr(os, "sched_setaffinity"):
-        yield
-        return
-    before = os.sched_getaffinity(0)
-    os.sched_setaffinity(0, {min(before)})
-    try:
-        yield
-    finally:
-        os.sched_setaffinity(0, before)
 
 
 def best_of(passes: int, work: Callable[[], object]) -> float:

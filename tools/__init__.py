@@ -1,0 +1,1 @@
+"""Developer tools: parser and docs generators, reference-case recorders."""

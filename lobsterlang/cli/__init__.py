@@ -30,8 +30,9 @@ Usage:
 Pipeline commands (lobster help CMD; docs/commands.md):
 {commands}
 
-Exit codes: 0 ok, 1 problems in the input, 2 usage errors.
-Docs: docs/cli.md, docs/language.md, docs/ir.md, docs/lint.md
+Exit codes: 0 ok, 1 problems in the input or a runtime error, 2 usage or parse errors,
+130/143 when stopped by SIGINT/SIGTERM.
+Docs: docs/cli.md, docs/language.md, docs/workflows.md, docs/commands.md, docs/lint.md, docs/fmt.md
 """
 
 

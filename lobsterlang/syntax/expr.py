@@ -8,7 +8,6 @@ from typing import Any
 from lobsterlang import ir
 from lobsterlang.diagnostics import Diagnostic, Severity
 from lobsterlang.span import Span
-from lobsterlang.syntax import parser as lark
 from lobsterlang.syntax.lexer import template_scanner
 from lobsterlang.syntax.locate import Locator
 from lobsterlang.syntax.text import js_trim_range
@@ -79,6 +78,8 @@ def parse_condition(
     message = f"Unsupported condition: {text}"
     if not text:
         return _invalid(value, message, span, "X001", "write an expression, or remove the key")
+    from lobsterlang.syntax import parser as lark  # the LALR parser is loaded only for conditions
+
     try:
         tree = lark.parse(text, "condition")
     except lark.UnexpectedInput as exc:
@@ -121,7 +122,7 @@ class _Builder:
         return self._locate.span(self._base + first.start_pos, self._base + last.end_pos)
 
     def build(self, node: Any) -> ir.Expr:
-        if isinstance(node, lark.Token):
+        if _is_token(node):
             return self._token(node)
         kind = node.data
         kids = node.children
@@ -154,6 +155,11 @@ def _literal_value(kind: str, text: str) -> Any:
 
 
 def _leaf(node: Any, index: int) -> Any:
-    while not isinstance(node, lark.Token):
+    while not _is_token(node):
         node = node.children[index]
     return node
+
+
+def _is_token(node: Any) -> bool:
+    """Lark tokens are strings; tree nodes have a `data` rule name."""
+    return not hasattr(node, "data")

@@ -1,9 +1,10 @@
 """Regular scanners built from the grammar's own terminal definitions (grammar/*.lark).
 
 The pipeline and template languages are regular (no nesting), so they are scanned with one
-compiled regex each instead of running the LALR parser token by token; the patterns and
-their priority order come from the generated parser, so the grammar files stay the single
-definition. tests/test_grammar.py checks that both give the same structure.
+compiled regex each instead of running the LALR parser token by token. The patterns and their
+priority order are generated from the grammar into `_terminals.py`, so the grammar files stay
+the single definition and the parser module is not even imported for them.
+tests/test_grammar.py checks that both give the same structure.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from lobsterlang.syntax.parser import parser
+from lobsterlang.syntax._terminals import TERMINALS
 
 TEMPLATE_TERMINALS = ("TEXT", "STEPREF", "ARGREF", "DOLLAR")
 PIPELINE_TERMINALS = ("PIPE", "_WS", "BARE", "SQ_STRING", "DQ_STRING")
@@ -30,7 +31,5 @@ def pipeline_scanner() -> re.Pattern[str]:
 
 
 def _scanner(names: tuple[str, ...]) -> re.Pattern[str]:
-    terminals = {t.name: t for t in parser().terminals if t.name in names}
-    ordered = sorted(names, key=lambda name: -terminals[name].priority)
-    groups = (f"(?P<{name.lstrip('_')}>{terminals[name].pattern.to_regexp()})" for name in ordered)
-    return re.compile("|".join(groups))
+    ordered = sorted(names, key=lambda name: -TERMINALS[name][1])
+    return re.compile("|".join(f"(?P<{name.lstrip('_')}>{TERMINALS[name][0]})" for name in ordered))

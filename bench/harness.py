@@ -1,0 +1,29 @@
+"""Shared benchmark helpers: the `lobster` command to time, and pinning to one CPU."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+
+def lobster_command() -> list[str]:
+    """The console script next to this Python, else `python -m lobsterlang`."""
+    script = Path(sys.executable).parent / "lobster"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "lobsterlang"]
+
+
+@contextmanager
+def one_core() -> Iterator[None]:
+    """Pin this process to one CPU while timing, where the OS allows it."""
+    if not hasattr(os, "sched_setaffinity"):
+        yield
+        return
+    before = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(before)})
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, before)
