@@ -1,10 +1,19 @@
-"""Make tests/helpers.py importable as `helpers`, and the repo's tools/ as `tools`."""
+"""Test set-up: `helpers` and `tools` importable, and no test writes to the real ~/.lobster."""
 
 from __future__ import annotations
 
+import atexit
+import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(1, str(HERE.parent))
+
+if "LOBSTER_STATE_DIR" not in os.environ:
+    _STATE = tempfile.mkdtemp(prefix="lobster-test-state-")
+    os.environ["LOBSTER_STATE_DIR"] = _STATE
+    atexit.register(shutil.rmtree, _STATE, True)

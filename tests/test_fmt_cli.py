@@ -152,3 +152,11 @@ def test_many_files_are_formatted_in_worker_processes(tmp_path: Path, capsys: Ca
     assert f"{broken}:4:5: S111" in err
     assert main(["fmt", str(tmp_path)]) == 1
     assert all(p.read_text(encoding="utf-8") == CLEAN for p in paths) and broken.read_text(encoding="utf-8") == BROKEN
+
+
+def test_the_repository_s_own_workflows_are_formatted() -> None:
+    """Dogfooding: the examples and the linter's clean corpus are in canonical form."""
+    from lobsterlang.cli import main as lobster
+
+    root = Path(__file__).resolve().parent.parent
+    assert lobster(["fmt", "--check", str(root / "examples"), str(root / "tests" / "lint" / "clean")]) == 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from lobsterlang import ir
-from lobsterlang.fmt.layout import PipelineText, Spaced
+from lobsterlang.fmt.layout import PipelineText, ShellText, Spaced
 from lobsterlang.fmt.pipelines import stage_texts
 
 Doc = dict[str, Any]
@@ -69,7 +69,7 @@ def _action(doc: Doc, action: ir.Action | None) -> None:
 
 def _run(doc: Doc, action: ir.ShellRun | ir.PipelineRun) -> None:
     if isinstance(action, ir.ShellRun):
-        doc[action.key] = action.command.text
+        doc[action.key] = ShellText(action.command.text)
     elif action.pipeline is None:
         doc["pipeline"] = action.template.text
     else:

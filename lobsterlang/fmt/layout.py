@@ -22,6 +22,10 @@ class PipelineText(NamedTuple):
         return " | ".join(self.stages)
 
 
+class ShellText(str):
+    """Shell text of `run:`/`command:`: a one-line command that YAML would make us escape is a `|-` block."""
+
+
 class Spaced(list[Any]):
     """A list written with one blank line between its items (steps)."""
 
@@ -76,8 +80,17 @@ def _entry(out: list[Line], key: str, value: Any, indent: int, path: Path) -> No
         _sequence(out, value, indent + INDENT, path)
     elif isinstance(value, PipelineText):
         _pipeline(out, key, value, indent, path)
+    elif isinstance(value, ShellText) and _one_line_block(key, value, indent):
+        out.append(Line(indent, f"{key} |-", (path,)))
+        out.append(Line(indent + INDENT, str(value)))
     else:
-        _scalar(out, key, value, indent, path)
+        _scalar(out, key, str(value) if isinstance(value, ShellText) else value, indent, path)
+
+
+def _one_line_block(key: str, text: str, indent: int) -> bool:
+    """A short command that quoting would escape reads better as the single line of a `|-` block."""
+    fits = indent + len(key) + 1 + len(scalars.string(text)) <= MAX_WIDTH
+    return fits and scalars.needs_escaping(text)
 
 
 def _item(out: list[Line], item: Any, indent: int, path: Path) -> None:

@@ -68,6 +68,18 @@ def string(text: str) -> str:
     return text if is_plain_safe(text) else quoted(text)
 
 
+def needs_escaping(text: str) -> bool:
+    """A one-line string that cannot be plain and holds quotes or backslashes (which quoting would escape),
+    yet can stand alone as the only line of a `|-` block (no edge spaces, printable)."""
+    return (
+        "\n" not in text
+        and not is_plain_safe(text)
+        and any(ch in text for ch in "'\"\\")
+        and text == text.strip()
+        and not _UNPRINTABLE.search(text)
+    )
+
+
 def literal_block(text: str) -> tuple[str, list[str]] | None:
     """The header (`|`, `|-`, `|2`...) and content lines of a literal block for `text`, if one can hold it.
 
