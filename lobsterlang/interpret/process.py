@@ -49,6 +49,10 @@ class Cancellation:
         )
         with self._lock:
             self._live.add(proc)
+        if self.reason is not None:  # cancelled while it started: `cancel()` could not see it yet
+            kill_tree(proc)
+            self.forget(proc)
+            self.check()
         return proc
 
     def forget(self, proc: subprocess.Popen[bytes]) -> None:
