@@ -22,6 +22,19 @@ def run_command(argv: tuple[str, ...]) -> int:
     lobster run [--mode human|tool] [--dry-run] '<pipeline>'
     lobster run [--mode tool] FILE.lobster [--args-json '{...}']
     lobster '<pipeline>'   (the same as run)
+
+    \b
+    Flags (parsed as the reference CLI parses them):
+      --mode tool          print exactly one JSON envelope on stdout (any other value: human mode)
+      --file FILE          run this workflow file (also: a sole FILE argument ending in
+                           .lobster, .yaml, .yml or .json that exists)
+      --args-json JSON     workflow args, a JSON object (`${name}`, LOBSTER_ARG_<NAME>)
+      --dry-run            print the plan on stderr and run nothing (before the pipeline text)
+      --raw-args           substitute `${arg}` as raw text, as the reference does (unsafe)
+
+    \b
+    Exit codes: 0 ok (also halted at an approval or input gate), 1 runtime error,
+    2 parse or usage error, 130/143 on SIGINT/SIGTERM. See docs/cli.md and docs/workflows.md.
     """
     from lobsterlang.cli.run_cmd import run_main
 
@@ -37,6 +50,22 @@ def resume_command(argv: tuple[str, ...]) -> int:
     lobster resume --token T | --id APPROVAL_ID  --approve yes|no
     lobster resume --token T --response-json '{"decision":"approve"}'
     lobster resume --token T --cancel
+    lobster resume --run RUN_ID [--retry-step | --skip-step]
+
+    \b
+    Flags:
+      --token T            the resumeToken of a needs_approval / needs_input envelope
+      --id APPROVAL_ID     the short approvalId instead of the token
+      --approve yes|no     answer an approval gate (no cancels the run)
+      --response-json J    answer an input gate with JSON matching its schema
+      --cancel             abandon the halted run
+      --run RUN_ID         continue a workflow run from its journal (see `lobster runs`)
+      --retry-step         with --run: re-run the step that was started but not recorded
+      --skip-step          with --run: skip that step instead
+
+    \b
+    A token works once; a reused, altered or unknown token or id is an error and nothing runs.
+    Exit codes: 0 ok, 1 runtime error, 2 parse or usage error.
     """
     from lobsterlang.cli.resume_cmd import resume_main
 
