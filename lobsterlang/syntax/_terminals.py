@@ -13,3 +13,25 @@ TERMINALS: dict[str, tuple[str, int]] = {
     'ARGREF': ('\\$\\{[A-Za-z0-9_-]+\\}', 2),
     'DOLLAR': ('\\$', 0),
 }
+
+# Condition terminals in the order Lark's lexer tries them (priority, then width, then pattern length).
+CONDITION_TERMINALS: tuple[tuple[str, str], ...] = (
+    ('STEPREF', '\\$[A-Za-z0-9_-]+\\.[A-Za-z0-9_]+(?:\\.[A-Za-z0-9_]+)*'),
+    ('STRING', '(?:"(?:\\\\[\\s\\S]|[^"\\\\])*"|\'(?:\\\\[\\s\\S]|[^\'\\\\])*\')'),
+    ('IDENT', '[A-Za-z_][A-Za-z0-9_-]*'),
+    ('NUMBER', '-?[0-9]+(?:\\.[0-9]+)?'),
+    ('__IGNORE_0', '[ \t\n\r]+'),
+    ('COMPARE', '(?:==|!=|<=|>=|<|>)'),
+    ('AND', '\\&\\&'),
+    ('OR', '\\|\\|'),
+    ('LPAR', '\\('),
+    ('NOT', '!'),
+    ('RPAR', '\\)'),
+)
+
+# Keywords: an identifier spelled like one is that keyword, as Lark's lexer decides.
+KEYWORDS: dict[str, str] = {
+    'true': 'TRUE',
+    'false': 'FALSE',
+    'null': 'NULL',
+}

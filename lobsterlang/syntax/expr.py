@@ -8,7 +8,8 @@ from typing import Any
 from lobsterlang import ir
 from lobsterlang.diagnostics import Diagnostic, Severity
 from lobsterlang.span import Span
-from lobsterlang.syntax.lexer import template_scanner
+from lobsterlang.syntax._terminals import KEYWORDS
+from lobsterlang.syntax.lexer import condition_scanner, template_scanner
 from lobsterlang.syntax.locate import Locator
 from lobsterlang.syntax.text import js_trim_range
 
@@ -81,7 +82,10 @@ def parse_condition(
     from lobsterlang.syntax import parser as lark  # the LALR parser is loaded only for conditions
 
     try:
-        tree = lark.parse(text, "condition")
+        tree = _condition_tree(text, lark)
+    except _Unscannable as exc:
+        where = locate.span(lo + exc.pos, lo + exc.pos + 1)
+        return _invalid(value, message, where, "X001", _condition_hint(text))
     except lark.UnexpectedInput as exc:
         pos = lo + (exc.pos_in_stream or 0)
         token = getattr(exc, "token", None)
@@ -90,6 +94,38 @@ def parse_condition(
         return _invalid(value, message, where, "X001", _condition_hint(text))
     expr = _Builder(locate, lo).build(tree.children[0])
     return ir.ExprCondition(value, expr, span), []
+
+
+class _Unscannable(ValueError):
+    """No condition terminal matches at `pos`."""
+
+    def __init__(self, pos: int) -> None:
+        super().__init__(pos)
+        self.pos = pos
+
+
+def _condition_tree(text: str, lark: Any) -> Any:
+    """Tokenize with the grammar's terminals (one regex) and feed the tokens to the LALR parser.
+
+    This is what `lark.parse(text, "condition")` does, without Lark's per-token lexer overhead;
+    tests/test_grammar.py checks both give the same tree or both fail.
+    """
+    feeder = lark.parser().parse_interactive(start="condition")
+    pos = 0
+    for match in condition_scanner().finditer(text):
+        start, end = match.span()
+        if start != pos:
+            raise _Unscannable(pos)
+        pos = end
+        kind = match.lastgroup or ""
+        if kind == "IGNORE_0":
+            continue
+        word = match.group()
+        kind = KEYWORDS.get(word, kind) if kind == "IDENT" else kind
+        feeder.feed_token(lark.Token(kind, word, start, 1, start + 1, end_pos=end))
+    if pos != len(text):
+        raise _Unscannable(pos)
+    return feeder.feed_eof()
 
 
 def _invalid(

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from lobsterlang.syntax._terminals import TERMINALS
+from lobsterlang.syntax._terminals import CONDITION_TERMINALS, TERMINALS
 
 TEMPLATE_TERMINALS = ("TEXT", "STEPREF", "ARGREF", "DOLLAR")
 PIPELINE_TERMINALS = ("PIPE", "_WS", "BARE", "SQ_STRING", "DQ_STRING")
@@ -33,3 +33,9 @@ def pipeline_scanner() -> re.Pattern[str]:
 def _scanner(names: tuple[str, ...]) -> re.Pattern[str]:
     ordered = sorted(names, key=lambda name: -TERMINALS[name][1])
     return re.compile("|".join(f"(?P<{name.lstrip('_')}>{TERMINALS[name][0]})" for name in ordered))
+
+
+@cache
+def condition_scanner() -> re.Pattern[str]:
+    """The condition terminals in Lark's lexer order; its tokens are fed to the LALR parser."""
+    return re.compile("|".join(f"(?P<{name.lstrip('_')}>{regex})" for name, regex in CONDITION_TERMINALS))
