@@ -28,7 +28,7 @@ class _RecordMeta(type):
     def __new__(mcls, name: str, bases: tuple[type, ...], ns: dict[str, Any]) -> _RecordMeta:
         names = tuple(n for n in ns.get("__annotations__", {}) if not n.startswith("_"))
         defaults = {n: ns.pop(n) for n in names if n in ns}
-        ns["__slots__"] = names
+        ns["__slots__"] = tuple(ns.get("__slots__", ())) + names
         ns["_fields"] = tuple(f for b in bases for f in getattr(b, "_fields", ())) + names
         ns["_defaults"] = {**{k: v for b in bases for k, v in getattr(b, "_defaults", {}).items()}, **defaults}
         cls = super().__new__(mcls, name, bases, ns)
