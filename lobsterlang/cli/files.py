@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 import click
@@ -37,6 +36,8 @@ def write_atomic(path: str, text: str) -> None:
         raise click.UsageError(f"{path}: is a directory")
     if not target.parent.is_dir():
         raise click.UsageError(f"{path}: directory {target.parent} does not exist")
+    import tempfile  # only when writing: it costs start-up time otherwise
+
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     except OSError as exc:
