@@ -1,10 +1,12 @@
-"""Shared benchmark helpers: the `lobster` command to time, and pinning to one CPU."""
+"""Shared benchmark helpers: the `lobster` command to time, pinning to one CPU, best-of-N timing."""
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -27,3 +29,14 @@ def one_core() -> Iterator[None]:
         yield
     finally:
         os.sched_setaffinity(0, before)
+
+
+def best_of(passes: int, work: Callable[[], object]) -> float:
+    """The fastest of `passes` timed calls, in seconds (garbage collected before each)."""
+    times = []
+    for _ in range(passes):
+        gc.collect()
+        begin = time.perf_counter()
+        work()
+        times.append(time.perf_counter() - begin)
+    return min(times)

@@ -9,27 +9,16 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 from corpus import write_corpus
-from harness import one_core
+from harness import best_of, one_core
 
 from lobsterlang.compile import compile_workflow
 from lobsterlang.lint import Config, Source, lint_sources
 from lobsterlang.lint.context import LintContext
 from lobsterlang.lint.registry import all_rules
 from lobsterlang.lint.rules.shellcheck import binary
-
-
-def best_of(passes: int, work: Callable[[], object]) -> float:
-    times = []
-    for _ in range(passes):
-        started = time.perf_counter()
-        work()
-        times.append(time.perf_counter() - started)
-    return min(times)
 
 
 def lint_all(sources: list[Source], config: Config) -> None:

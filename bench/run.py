@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import os
 import platform
@@ -12,12 +11,11 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import corpus
-from harness import lobster_command, one_core
+from harness import best_of, lobster_command, one_core
 
 from lobsterlang.compile import compile_workflow
 from lobsterlang.diagnostics import Diagnostic
@@ -132,17 +130,6 @@ def check(name: str, diagnostics: tuple[Diagnostic, ...]) -> None:
         sys.exit(f"bench: input {name} does not compile (a corpus bug): {first.span.line}:{first.span.col} {first.code} {first.message}")
 
 
-
-
-def best_of(passes: int, work: Callable[[], object]) -> float:
-    """The fastest of `passes` timed calls, in seconds."""
-    times = []
-    for _ in range(passes):
-        gc.collect()
-        begin = time.perf_counter()
-        work()
-        times.append(time.perf_counter() - begin)
-    return min(times)
 
 
 def compile_files(paths: list[Path]) -> None:

@@ -29,3 +29,20 @@ def reference_stages(pipeline: ir.Pipeline) -> list[dict[str, Any]]:
 
 def example_files() -> list[Path]:
     return sorted(p for p in EXAMPLES.rglob("*") if p.suffix in (".lobster", ".yaml", ".yml", ".json"))
+
+
+def write_file(directory: Path, name: str, text: str) -> Path:
+    """Write `text` to `directory/name` (creating folders) and return the path."""
+    path = directory / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def alive(pid: int) -> bool:
+    """True while the process exists and is not a zombie waiting to be reaped."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False

@@ -8,6 +8,17 @@ import threading
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from typing import Any
 
+# Inputs of the recorded LLM cases (tests/cases/llm.json), shared by the test and its recorder.
+ARTIFACTS = '["note one", {"kind":"doc","text":"t"}, 5, [1,2]]'
+EMAILS = json.dumps([
+    {"id": "m1", "from": "Ann <ann@example.com>", "subject": "Lunch?", "labels": ["UNREAD", "INBOX"], "snippet": "tomorrow?"},
+    {"id": "m2", "from": "billing@shop.example", "subject": "Invoice 42 - action required", "labels": ["UNREAD"]},
+    {"id": "m3", "sender": "no-reply@service.example", "subject": "Your weekly digest", "labels": ["UNREAD"]},
+    {"messageId": "m4", "from": "bob@example.com", "subject": "Re: plans", "labels": ["unread"], "thread_id": "t4"},
+    {"id": "m5", "from": "Carol <carol@example.com>", "subject": "URGENT: server down", "labels": []},
+    "just a string",
+])
+
 REPLIES: dict[str, tuple[Any, int]] = {
     "fail": ({"ok": False, "error": {"message": "model overloaded"}}, 200),
     "http500": ({"x": 1}, 500),

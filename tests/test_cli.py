@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 import pytest
-from helpers import EXAMPLES, example_files
+from helpers import EXAMPLES, example_files, write_file
 
 from lobsterlang import __version__
 from lobsterlang.cli import HELP, main
@@ -18,12 +18,6 @@ from lobsterlang.ir_codec import from_json
 
 Capture = pytest.CaptureFixture[str]
 BROKEN = "steps:\n  - id: a\n    run: echo\n    pipeline: json\n  - id: a\n    when: yes\n    run: echo\n"
-
-
-def _write(tmp_path: Path, name: str, text: str) -> Path:
-    path = tmp_path / name
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 @pytest.mark.parametrize("path", example_files(), ids=lambda p: p.name)
@@ -41,7 +35,7 @@ def test_compile_prints_ir_that_decodes(capsys: Capture) -> None:
 
 
 def test_all_problems_are_reported_at_once(tmp_path: Path, capsys: Capture) -> None:
-    path = _write(tmp_path, "broken.lobster", BROKEN)
+    path = write_file(tmp_path, "broken.lobster", BROKEN)
     assert main(["compile", str(path)]) == 1
     out, err = capsys.readouterr()
     assert out == ""
@@ -55,7 +49,7 @@ def test_all_problems_are_reported_at_once(tmp_path: Path, capsys: Capture) -> N
 
 
 def test_json_diagnostics(tmp_path: Path, capsys: Capture) -> None:
-    path = _write(tmp_path, "broken.lobster", BROKEN)
+    path = write_file(tmp_path, "broken.lobster", BROKEN)
     assert main(["compile", str(path), "--format", "json"]) == 1
     items = json.loads(capsys.readouterr().err)
     assert [i["code"] for i in items] == ["S111", "S120", "X001"]
@@ -64,7 +58,7 @@ def test_json_diagnostics(tmp_path: Path, capsys: Capture) -> None:
 
 
 def test_colour_when_forced(tmp_path: Path, capsys: Capture) -> None:
-    path = _write(tmp_path, "broken.lobster", BROKEN)
+    path = write_file(tmp_path, "broken.lobster", BROKEN)
     main(["compile", str(path), "--color", "always"])
     assert "\x1b[1;31mS111\x1b[0m" in capsys.readouterr().err
 
@@ -79,7 +73,7 @@ def test_output_file_is_written_atomically(tmp_path: Path, capsys: Capture) -> N
 
 def test_no_output_file_when_the_input_has_errors(tmp_path: Path, capsys: Capture) -> None:
     out = tmp_path / "ir.json"
-    assert main(["compile", str(_write(tmp_path, "b.lobster", BROKEN)), "-o", str(out)]) == 1
+    assert main(["compile", str(write_file(tmp_path, "b.lobster", BROKEN)), "-o", str(out)]) == 1
     assert not out.exists()
 
 

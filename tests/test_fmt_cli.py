@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import EXAMPLES
+from helpers import EXAMPLES, write_file
 
 from lobsterlang.cli import main
 from lobsterlang.fmt import format_text
@@ -18,15 +18,8 @@ CLEAN = "name: messy  # the name\nsteps:\n  - id: a\n    run: echo hi|cat\n"
 BROKEN = "steps:\n  - id: a\n    run: echo\n    pipeline: json\n"
 
 
-def _write(directory: Path, name: str, text: str) -> Path:
-    path = directory / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
 def test_rewrites_in_place(tmp_path: Path, capsys: Capture) -> None:
-    path = _write(tmp_path, "a.lobster", MESSY)
+    path = write_file(tmp_path, "a.lobster", MESSY)
     assert main(["fmt", str(path)]) == 0
     assert path.read_text(encoding="utf-8") == CLEAN
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.lobster"]  # no temporary file left
@@ -35,7 +28,7 @@ def test_rewrites_in_place(tmp_path: Path, capsys: Capture) -> None:
 
 
 def test_check_lists_files_and_changes_nothing(tmp_path: Path, capsys: Capture) -> None:
-    messy, clean = _write(tmp_path, "a.lobster", MESSY), _write(tmp_path, "b.lobster", CLEAN)
+    messy, clean = write_file(tmp_path, "a.lobster", MESSY), write_file(tmp_path, "b.lobster", CLEAN)
     assert main(["fmt", "--check", str(tmp_path)]) == 1
     out = capsys.readouterr().out
     assert out == f"would reformat {messy}\n"
@@ -44,7 +37,7 @@ def test_check_lists_files_and_changes_nothing(tmp_path: Path, capsys: Capture) 
 
 
 def test_diff_prints_a_unified_diff(tmp_path: Path, capsys: Capture) -> None:
-    path = _write(tmp_path, "a.lobster", MESSY)
+    path = write_file(tmp_path, "a.lobster", MESSY)
     assert main(["fmt", "--diff", str(path)]) == 0
     out = capsys.readouterr().out
     assert out.startswith(f"--- {path}\n+++ {path} (formatted)\n")
@@ -53,9 +46,9 @@ def test_diff_prints_a_unified_diff(tmp_path: Path, capsys: Capture) -> None:
 
 
 def test_directories_pick_up_workflow_files_only(tmp_path: Path, capsys: Capture) -> None:
-    picked = [_write(tmp_path, n, MESSY) for n in ("a.lobster", "sub/b.lobster.yaml", "sub/c.lobster.yml")]
-    picked.append(_write(tmp_path, "d.lobster.json", '{"steps":[{"id":"a","run":"x"}]}'))
-    ignored = [_write(tmp_path, n, MESSY) for n in ("config.yaml", "data.json", ".hidden/e.lobster")]
+    picked = [write_file(tmp_path, n, MESSY) for n in ("a.lobster", "sub/b.lobster.yaml", "sub/c.lobster.yml")]
+    picked.append(write_file(tmp_path, "d.lobster.json", '{"steps":[{"id":"a","run":"x"}]}'))
+    ignored = [write_file(tmp_path, n, MESSY) for n in ("config.yaml", "data.json", ".hidden/e.lobster")]
     assert main(["fmt", str(tmp_path)]) == 0
     assert all(p.read_text(encoding="utf-8") != MESSY for p in picked)
     assert all(p.read_text(encoding="utf-8") == MESSY for p in ignored)
@@ -63,15 +56,15 @@ def test_directories_pick_up_workflow_files_only(tmp_path: Path, capsys: Capture
 
 
 def test_named_yaml_and_json_files_are_formatted(tmp_path: Path) -> None:
-    yaml_file = _write(tmp_path, "config.yaml", MESSY)
-    json_file = _write(tmp_path, "data.json", '{"steps":[{"run":"x","id":"a"}]}')
+    yaml_file = write_file(tmp_path, "config.yaml", MESSY)
+    json_file = write_file(tmp_path, "data.json", '{"steps":[{"run":"x","id":"a"}]}')
     assert main(["fmt", str(yaml_file), str(json_file)]) == 0
     assert yaml_file.read_text(encoding="utf-8") == CLEAN
     assert json_file.read_text(encoding="utf-8") == '{\n  "steps": [\n    {\n      "id": "a",\n      "run": "x"\n    }\n  ]\n}\n'
 
 
 def test_a_file_with_errors_is_reported_and_left_alone(tmp_path: Path, capsys: Capture) -> None:
-    broken, messy = _write(tmp_path, "broken.lobster", BROKEN), _write(tmp_path, "messy.lobster", MESSY)
+    broken, messy = write_file(tmp_path, "broken.lobster", BROKEN), write_file(tmp_path, "messy.lobster", MESSY)
     assert main(["fmt", str(tmp_path)]) == 1
     err = capsys.readouterr().err
     assert f"{broken}:4:5: S111 Workflow step a can only define one of" in err
@@ -103,7 +96,7 @@ def test_stdin_check_and_errors(monkeypatch: pytest.MonkeyPatch, capsys: Capture
 
 
 def test_to_yaml_converts_json_files(tmp_path: Path, capsys: Capture) -> None:
-    source = _write(tmp_path, "w.lobster.json", '{"name": "j", "steps": [{"id": "a", "run": "echo hi"}]}')
+    source = write_file(tmp_path, "w.lobster.json", '{"name": "j", "steps": [{"id": "a", "run": "echo hi"}]}')
     assert main(["fmt", "--to", "yaml", str(source)]) == 0
     assert not source.exists()
     assert (tmp_path / "w.lobster").read_text(encoding="utf-8") == "name: j\nsteps:\n  - id: a\n    run: echo hi\n"
@@ -111,8 +104,8 @@ def test_to_yaml_converts_json_files(tmp_path: Path, capsys: Capture) -> None:
 
 
 def test_to_yaml_never_overwrites(tmp_path: Path) -> None:
-    source = _write(tmp_path, "w.json", '{"steps": [{"id": "a", "run": "x"}]}')
-    _write(tmp_path, "w.lobster", CLEAN)
+    source = write_file(tmp_path, "w.json", '{"steps": [{"id": "a", "run": "x"}]}')
+    write_file(tmp_path, "w.lobster", CLEAN)
     assert main(["fmt", "--to", "yaml", str(source)]) == 1
     assert source.exists() and (tmp_path / "w.lobster").read_text(encoding="utf-8") == CLEAN
 
@@ -125,7 +118,7 @@ def test_from_ir(tmp_path: Path, capsys: Capture) -> None:
 
 
 def test_from_ir_rejects_bad_ir(tmp_path: Path, capsys: Capture) -> None:
-    path = _write(tmp_path, "ir.json", '{"type": "Nope"}')
+    path = write_file(tmp_path, "ir.json", '{"type": "Nope"}')
     assert main(["fmt", "--from-ir", str(path)]) == 1
     assert "not valid IR JSON" in capsys.readouterr().err
 
@@ -140,12 +133,12 @@ def test_usage_errors_exit_2(args: list[str], tmp_path: Path, monkeypatch: pytes
 
 
 def test_a_file_with_the_wrong_suffix_is_a_usage_error(tmp_path: Path) -> None:
-    assert main(["fmt", str(_write(tmp_path, "notes.txt", MESSY))]) == 2
+    assert main(["fmt", str(write_file(tmp_path, "notes.txt", MESSY))]) == 2
 
 
 def test_many_files_are_formatted_in_worker_processes(tmp_path: Path, capsys: Capture) -> None:
-    paths = [_write(tmp_path, f"w{i:02d}.lobster", MESSY) for i in range(30)]
-    broken = _write(tmp_path, "w15b.lobster", BROKEN)
+    paths = [write_file(tmp_path, f"w{i:02d}.lobster", MESSY) for i in range(30)]
+    broken = write_file(tmp_path, "w15b.lobster", BROKEN)
     assert main(["fmt", "--check", str(tmp_path)]) == 1
     out, err = capsys.readouterr()
     assert out.splitlines() == [f"would reformat {p}" for p in sorted([*paths])]

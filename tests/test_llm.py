@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,15 +14,6 @@ from helpers import CASES, load_json
 from lobsterlang.cli import main
 
 LLM_CASES: list[dict[str, Any]] = load_json(CASES / "llm.json")
-ARTIFACTS = '["note one", {"kind":"doc","text":"t"}, 5, [1,2]]'
-EMAILS = json.dumps([
-    {"id": "m1", "from": "Ann <ann@example.com>", "subject": "Lunch?", "labels": ["UNREAD", "INBOX"], "snippet": "tomorrow?"},
-    {"id": "m2", "from": "billing@shop.example", "subject": "Invoice 42 - action required", "labels": ["UNREAD"]},
-    {"id": "m3", "sender": "no-reply@service.example", "subject": "Your weekly digest", "labels": ["UNREAD"]},
-    {"messageId": "m4", "from": "bob@example.com", "subject": "Re: plans", "labels": ["unread"], "thread_id": "t4"},
-    {"id": "m5", "from": "Carol <carol@example.com>", "subject": "URGENT: server down", "labels": []},
-    "just a string",
-])
 _TIMES = re.compile(r'"(createdAt|storedAt)": "[^"]*"')
 
 
@@ -41,8 +31,8 @@ def _clean(text: str) -> str:
 @pytest.mark.parametrize("case", LLM_CASES, ids=lambda c: c["name"])
 def test_llm_case_matches_reference(case: dict[str, Any], adapter_url: str, tmp_path: Path,
                                     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    (tmp_path / "arts.json").write_text(ARTIFACTS)
-    (tmp_path / "emails.json").write_text(EMAILS)
+    (tmp_path / "arts.json").write_text(llm_fake.ARTIFACTS)
+    (tmp_path / "emails.json").write_text(llm_fake.EMAILS)
     monkeypatch.chdir(tmp_path)
     for name in ("LOBSTER_LLM_PROVIDER", "LOBSTER_PI_LLM_ADAPTER_URL", "CLAWD_URL", "LOBSTER_RUN_STATE_KEY", "LOBSTER_LLM_MODEL", "LLM_TASK_MODEL"):
         monkeypatch.delenv(name, raising=False)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import alive
 
 from lobsterlang.compile import compile_pipeline
 from lobsterlang.interpret.errors import StateKeyError
@@ -26,15 +27,6 @@ def run(text: str, items: Iterable[Any] = (), **ctx: Any) -> list[Any]:
     pipeline = compile_pipeline(text).ir
     assert pipeline is not None
     return run_pipeline(pipeline, items, RunContext(**ctx)).items
-
-
-def alive(pid: int) -> bool:
-    """True while the process exists and is not a zombie waiting to be reaped."""
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
 
 
 def test_head_stops_an_endless_producer_and_kills_it(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import alive
 
 from lobsterlang.interpret.toolcall import call_tool
 
@@ -23,15 +24,6 @@ def env(tmp_path: Path) -> dict[str, str]:
 def error(envelope: dict[str, Any]) -> tuple[str, str]:
     assert envelope["ok"] is False and envelope["protocolVersion"] == 1
     return envelope["error"]["type"], envelope["error"]["message"]
-
-
-def alive(pid: int) -> bool:
-    """True while the process exists and is not a zombie waiting to be reaped."""
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
 
 
 def test_run_and_resume_round_trip(tmp_path: Path, env: dict[str, str]) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import write_file
 
 from lobsterlang import ir
 from lobsterlang.cli import main
@@ -92,12 +93,6 @@ def test_exponential_backoff_is_capped() -> None:
     assert RetryPolicy(delay_ms=7).delay(3) == 7
 
 
-def _write(tmp_path: Path, name: str, text: str) -> Path:
-    path = tmp_path / name
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
 def _run(args: list[str], capsys: Capture) -> tuple[int, Any]:
     code = main(args)
     out = capsys.readouterr().out
@@ -113,7 +108,7 @@ def state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_timeout_kills_background_jobs(tmp_path: Path, state: Path, capsys: Capture) -> None:
     marker = tmp_path / "late"
-    path = _write(tmp_path, "t.lobster", f"steps:\n  - id: a\n    run: (sleep 0.6; touch {marker}) & sleep 5\n    timeout_ms: 200\n")
+    path = write_file(tmp_path, "t.lobster", f"steps:\n  - id: a\n    run: (sleep 0.6; touch {marker}) & sleep 5\n    timeout_ms: 200\n")
     started = time.monotonic()
     code, envelope = _run(["run", "--mode", "tool", "--file", str(path)], capsys)
     assert code == 1 and envelope["error"]["message"] == "Step 'a' timed out after 200ms"
@@ -123,7 +118,7 @@ def test_timeout_kills_background_jobs(tmp_path: Path, state: Path, capsys: Capt
 
 
 def test_resume_runs_the_ir_stored_at_the_gate(tmp_path: Path, state: Path, capsys: Capture) -> None:
-    path = _write(tmp_path, "g.lobster", "steps:\n  - id: gate\n    approval: true\n  - id: after\n    run: echo original\n")
+    path = write_file(tmp_path, "g.lobster", "steps:\n  - id: gate\n    approval: true\n  - id: after\n    run: echo original\n")
     _, halted = _run(["run", "--mode", "tool", "--file", str(path)], capsys)
     path.write_text("steps:\n  - id: gate\n    approval: true\n  - id: after\n    run: echo CHANGED\n", encoding="utf-8")
     code = main(["resume", "--token", halted["requiresApproval"]["resumeToken"], "--approve", "yes"])
@@ -133,8 +128,8 @@ def test_resume_runs_the_ir_stored_at_the_gate(tmp_path: Path, state: Path, caps
 
 
 def test_no_state_left_behind(tmp_path: Path, state: Path, capsys: Capture) -> None:
-    _write(tmp_path, "child.lobster", "steps:\n  - id: g\n    approval: true\n")
-    path = _write(tmp_path, "p.lobster", "steps:\n  - id: gate\n    approval: true\n  - id: sub\n    workflow: child.lobster\n    on_error: continue\n")
+    write_file(tmp_path, "child.lobster", "steps:\n  - id: g\n    approval: true\n")
+    path = write_file(tmp_path, "p.lobster", "steps:\n  - id: gate\n    approval: true\n  - id: sub\n    workflow: child.lobster\n    on_error: continue\n")
     _, halted = _run(["run", "--mode", "tool", "--file", str(path)], capsys)
     code, done = _run(["resume", "--token", halted["requiresApproval"]["resumeToken"], "--approve", "yes"], capsys)
     assert code == 0 and done["status"] == "ok"
@@ -145,7 +140,7 @@ def test_no_state_left_behind(tmp_path: Path, state: Path, capsys: Capture) -> N
 
 
 def test_failed_resume_before_any_step_keeps_the_token(tmp_path: Path, state: Path, capsys: Capture) -> None:
-    path = _write(tmp_path, "k.lobster", "steps:\n  - id: gate\n    approval: true\n  - id: b\n    run: cat\n    stdin: $later.stdout\n  - id: later\n    run: echo\n")
+    path = write_file(tmp_path, "k.lobster", "steps:\n  - id: gate\n    approval: true\n  - id: b\n    run: cat\n    stdin: $later.stdout\n  - id: later\n    run: echo\n")
     _, halted = _run(["run", "--mode", "tool", "--file", str(path)], capsys)
     token = halted["requiresApproval"]["resumeToken"]
     code, failed = _run(["resume", "--token", token, "--approve", "yes"], capsys)
@@ -160,7 +155,7 @@ def test_dunder_ids_are_plain_data(tmp_path: Path, state: Path, capsys: Capture)
         "  - id: __proto__\n    input: {prompt: p, responseSchema: {type: object}}\n"
         "  - id: constructor\n    run: printf '%s|%s|%s' '$__init__.json.__class__' '$__proto__.response.decision' \"${__class__}\"\n"
     )
-    path = _write(tmp_path, "d.lobster", text)
+    path = write_file(tmp_path, "d.lobster", text)
     _, halted = _run(["run", "--mode", "tool", "--file", str(path)], capsys)
     _, done = _run(["resume", "--token", halted["requiresInput"]["resumeToken"], "--response-json", '{"decision":"yes"}'], capsys)
     assert done["output"] == ["1|yes|k"]
@@ -174,7 +169,7 @@ def test_missing_file_is_one_line(tmp_path: Path, capsys: Capture) -> None:
 
 
 def test_runs_lists_a_run_waiting_at_a_gate(tmp_path: Path, state: Path, capsys: Capture) -> None:
-    path = _write(tmp_path, "w.lobster", "steps:\n  - id: a\n    run: echo\n  - id: gate\n    approval: true\n")
+    path = write_file(tmp_path, "w.lobster", "steps:\n  - id: a\n    run: echo\n  - id: gate\n    approval: true\n")
     _run(["run", "--mode", "tool", "--file", str(path)], capsys)
     assert main(["runs", "--json"]) == 0
     (row,) = json.loads(capsys.readouterr().out)
@@ -243,10 +238,10 @@ def test_resume_run_of_an_unknown_id(state: Path, capsys: Capture) -> None:
 
 
 def test_raw_args_re_parse_pipeline_text(tmp_path: Path, state: Path, capsys: Capture) -> None:
-    helper = _write(tmp_path, "argv.py", "import json, sys\nprint(json.dumps(sys.argv[1:]))\n")
+    helper = write_file(tmp_path, "argv.py", "import json, sys\nprint(json.dumps(sys.argv[1:]))\n")
     import sys
 
-    path = _write(tmp_path, "p.lobster", f"args: {{v: {{default: x}}}}\nsteps:\n  - id: p\n    pipeline: exec --json=true {sys.executable} {helper} ${{v}}\n")
+    path = write_file(tmp_path, "p.lobster", f"args: {{v: {{default: x}}}}\nsteps:\n  - id: p\n    pipeline: exec --json=true {sys.executable} {helper} ${{v}}\n")
     given = ["--args-json", json.dumps({"v": "a b"})]
     assert _run(["run", "--mode", "tool", "--file", str(path), *given], capsys)[1]["output"] == ["a b"]
     assert _run(["run", "--mode", "tool", "--raw-args", "--file", str(path), *given], capsys)[1]["output"] == ["a", "b"]

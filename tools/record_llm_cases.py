@@ -18,15 +18,6 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 import llm_fake  # noqa: E402 - found through the path set just above
 
-EMAILS = json.dumps([
-  {"id": "m1", "from": "Ann <ann@example.com>", "subject": "Lunch?", "labels": ["UNREAD", "INBOX"], "snippet": "tomorrow?"},
-  {"id": "m2", "from": "billing@shop.example", "subject": "Invoice 42 - action required", "labels": ["UNREAD"]},
-  {"id": "m3", "sender": "no-reply@service.example", "subject": "Your weekly digest", "labels": ["UNREAD"]},
-  {"messageId": "m4", "from": "bob@example.com", "subject": "Re: plans", "labels": ["unread"], "thread_id": "t4"},
-  {"id": "m5", "from": "Carol <carol@example.com>", "subject": "URGENT: server down", "labels": []},
-  "just a string"
-])
-ARTS = '["note one", {"kind":"doc","text":"t"}, 5, [1,2]]'
 SCHEMA = '\'{"type":"object","required":["score"]}\''
 CASES = [
  ("artifacts-and-options", "exec --json --shell 'cat arts.json' | llm.invoke --prompt 'Summarize' --model m1 --metadata-json '{\"a\":1}' --temperature 0.5 --max-output-tokens 100", []),
@@ -65,8 +56,8 @@ def record(lobster: str, url: str) -> list[dict[str, object]]:
     for name, pipeline, setup in CASES:
         with tempfile.TemporaryDirectory() as scratch:
             folder = Path(scratch)
-            (folder / "arts.json").write_text(ARTS, encoding="utf-8")
-            (folder / "emails.json").write_text(EMAILS, encoding="utf-8")
+            (folder / "arts.json").write_text(llm_fake.ARTIFACTS, encoding="utf-8")
+            (folder / "emails.json").write_text(llm_fake.EMAILS, encoding="utf-8")
             env = {"PATH": os.environ["PATH"], "HOME": scratch, "LOBSTER_STATE_DIR": scratch + "/state", "LOBSTER_CACHE_DIR": scratch + "/cache"}
             if uses_adapter(name):
                 env.update(LOBSTER_LLM_ADAPTER_URL=url, OPENCLAW_URL=url + "/ignored", OPENCLAW_TOKEN="tk")

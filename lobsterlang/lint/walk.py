@@ -83,14 +83,18 @@ def condition_refs(condition: ir.Condition | None) -> Iterator[ir.StepRef]:
         yield from expr_refs(condition.expr)
 
 
-def expr_refs(expr: ir.Expr) -> Iterator[ir.StepRef]:
-    if isinstance(expr, ir.StepRef):
-        yield expr
-    elif isinstance(expr, ir.Not):
-        yield from expr_refs(expr.operand)
+def expr_nodes(expr: ir.Expr) -> Iterator[ir.Expr]:
+    """Every node of a condition expression, each before its operands."""
+    yield expr
+    if isinstance(expr, ir.Not):
+        yield from expr_nodes(expr.operand)
     elif isinstance(expr, ir.Compare | ir.Logical):
-        yield from expr_refs(expr.left)
-        yield from expr_refs(expr.right)
+        yield from expr_nodes(expr.left)
+        yield from expr_nodes(expr.right)
+
+
+def expr_refs(expr: ir.Expr) -> Iterator[ir.StepRef]:
+    return (node for node in expr_nodes(expr) if isinstance(node, ir.StepRef))
 
 
 def data_refs(unit: Unit) -> Iterator[tuple[ir.StepRef, str]]:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import ROOT
+from helpers import ROOT, write_file
 
 from lobsterlang.cli import main
 
@@ -19,24 +19,17 @@ RAW = "args:\n  msg:\n    default: hi\nsteps:\n  - id: say\n    run: echo ${msg}
 CLEAN = "steps:\n  - id: hello\n    run: echo hello\n"
 
 
-def write(tmp_path: Path, name: str, text: str) -> Path:
-    path = tmp_path / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
 def lint(*args: str) -> int:
     return main(["lint", "--no-shellcheck", *args])
 
 
 def test_clean_file_exits_0_and_prints_nothing(tmp_path: Path, capsys: Capture) -> None:
-    assert lint(str(write(tmp_path, "ok.lobster", CLEAN))) == 0
+    assert lint(str(write_file(tmp_path, "ok.lobster", CLEAN))) == 0
     assert capsys.readouterr().out == ""
 
 
 def test_text_format(tmp_path: Path, capsys: Capture) -> None:
-    path = write(tmp_path, "raw.lobster", RAW)
+    path = write_file(tmp_path, "raw.lobster", RAW)
     assert lint(str(path)) == 1
     out = capsys.readouterr().out
     assert out.startswith(f"{path}:6:15: L301 [raw-arg-in-shell] `${{msg}}` is pasted into the shell text raw")
@@ -46,19 +39,19 @@ def test_text_format(tmp_path: Path, capsys: Capture) -> None:
 
 
 def test_directories_recurse_into_lobster_files_only(tmp_path: Path, capsys: Capture) -> None:
-    write(tmp_path, "a/one.lobster", RAW)
-    write(tmp_path, "a/b/two.lobster.yaml", RAW)
-    write(tmp_path, "a/b/three.lobster.json", json.dumps({"steps": [{"id": "x", "run": "echo ${y}"}]}))
-    write(tmp_path, "a/plain.yaml", RAW)
-    write(tmp_path, "a/.hidden/four.lobster", RAW)
+    write_file(tmp_path, "a/one.lobster", RAW)
+    write_file(tmp_path, "a/b/two.lobster.yaml", RAW)
+    write_file(tmp_path, "a/b/three.lobster.json", json.dumps({"steps": [{"id": "x", "run": "echo ${y}"}]}))
+    write_file(tmp_path, "a/plain.yaml", RAW)
+    write_file(tmp_path, "a/.hidden/four.lobster", RAW)
     assert lint("--format", "json", str(tmp_path / "a")) == 1
     paths = {Path(d["path"]).name for d in json.loads(capsys.readouterr().out)}
     assert paths == {"one.lobster", "two.lobster.yaml", "three.lobster.json"}
 
 
 def test_explicit_files_of_any_workflow_suffix(tmp_path: Path, capsys: Capture) -> None:
-    assert lint(str(write(tmp_path, "plain.yaml", RAW))) == 1
-    assert lint(str(write(tmp_path, "notes.txt", RAW))) == 2
+    assert lint(str(write_file(tmp_path, "plain.yaml", RAW))) == 1
+    assert lint(str(write_file(tmp_path, "notes.txt", RAW))) == 2
     assert "must end in .lobster, .yaml, .yml, or .json" in capsys.readouterr().err
 
 
@@ -70,8 +63,8 @@ def test_missing_path_and_bad_options_are_usage_errors(tmp_path: Path, capsys: C
 
 
 def test_bad_config_is_a_usage_error(tmp_path: Path, capsys: Capture) -> None:
-    config = write(tmp_path, ".lobster.toml", "[lint]\nselect = 3\n")
-    assert lint("--config", str(config), str(write(tmp_path, "ok.lobster", CLEAN))) == 2
+    config = write_file(tmp_path, ".lobster.toml", "[lint]\nselect = 3\n")
+    assert lint("--config", str(config), str(write_file(tmp_path, "ok.lobster", CLEAN))) == 2
     assert "lint.select must be a list" in capsys.readouterr().err
 
 
@@ -82,7 +75,7 @@ def test_stdin_with_stdin_filename(monkeypatch: pytest.MonkeyPatch, capsys: Capt
 
 
 def test_compile_errors_are_findings(tmp_path: Path, capsys: Capture) -> None:
-    assert lint(str(write(tmp_path, "bad.lobster", "steps:\n  - id: a\n    when: yes\n    run: x\n"))) == 1
+    assert lint(str(write_file(tmp_path, "bad.lobster", "steps:\n  - id: a\n    when: yes\n    run: x\n"))) == 1
     assert "X001 Unsupported condition: yes" in capsys.readouterr().out
 
 
@@ -98,7 +91,7 @@ def test_fix_a_pipeline_prints_it(capsys: Capture) -> None:
 
 
 def test_select_and_ignore_options(tmp_path: Path, capsys: Capture) -> None:
-    path = str(write(tmp_path, "raw.lobster", RAW))
+    path = str(write_file(tmp_path, "raw.lobster", RAW))
     assert lint("--select", "L1", path) == 0
     assert lint("--ignore", "L301", path) == 0
     assert lint("--select", "L3", path) == 1
@@ -106,7 +99,7 @@ def test_select_and_ignore_options(tmp_path: Path, capsys: Capture) -> None:
 
 
 def test_fix_writes_the_file_and_reports_what_is_left(tmp_path: Path, capsys: Capture) -> None:
-    path = write(tmp_path, "raw.lobster", RAW + "    env:\n      X: $nope.json\n")
+    path = write_file(tmp_path, "raw.lobster", RAW + "    env:\n      X: $nope.json\n")
     assert lint("--fix", str(path)) == 1
     assert 'run: echo "$LOBSTER_ARG_MSG"' in path.read_text(encoding="utf-8")
     out = capsys.readouterr().out
@@ -121,7 +114,7 @@ def test_fix_on_stdin_prints_the_fixed_text(monkeypatch: pytest.MonkeyPatch, cap
 
 
 def test_fix_on_stdin_never_writes_the_named_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Capture) -> None:
-    named = write(tmp_path, "say.lobster", CLEAN)
+    named = write_file(tmp_path, "say.lobster", CLEAN)
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(RAW.encode())))
     assert lint("--fix", "--stdin-filename", str(named), "-") == 0
     assert named.read_text(encoding="utf-8") == CLEAN
@@ -129,23 +122,23 @@ def test_fix_on_stdin_never_writes_the_named_file(tmp_path: Path, monkeypatch: p
 
 
 def test_diff_shows_fixes_without_writing(tmp_path: Path, capsys: Capture) -> None:
-    path = write(tmp_path, "raw.lobster", RAW)
+    path = write_file(tmp_path, "raw.lobster", RAW)
     assert lint("--diff", str(path)) == 1
     assert path.read_text(encoding="utf-8") == RAW
     out = capsys.readouterr().out
     assert '-    run: echo ${msg}\n+    run: echo "$LOBSTER_ARG_MSG"\n' in out
-    assert lint("--diff", str(write(tmp_path, "ok.lobster", CLEAN))) == 0
+    assert lint("--diff", str(write_file(tmp_path, "ok.lobster", CLEAN))) == 0
 
 
 def test_github_format(tmp_path: Path, capsys: Capture) -> None:
-    path = write(tmp_path, "raw.lobster", RAW)
+    path = write_file(tmp_path, "raw.lobster", RAW)
     assert lint("--format", "github", str(path)) == 1
     line = capsys.readouterr().out.splitlines()[0]
     assert line.startswith(f"::error file={path},line=6,col=15,endLine=6,endColumn=21,title=L301 [raw-arg-in-shell]::`${{msg}}`")
 
 
 def sarif_log(tmp_path: Path, capsys: Capture, text: str = RAW) -> Any:
-    path = write(tmp_path, "raw.lobster", text)
+    path = write_file(tmp_path, "raw.lobster", text)
     lint("--format", "sarif", str(path))
     return json.loads(capsys.readouterr().out)
 

@@ -23,14 +23,12 @@ def make_context(mode: Mode, env: Mapping[str, str] | None = None, cwd: str | No
 
 def compile_text(text: str) -> ir.Pipeline:
     """The pipeline IR, or `UsageError` with the parser's first message."""
-    from lobsterlang.span import LineIndex
-    from lobsterlang.syntax.locate import TextLocator
-    from lobsterlang.syntax.pipeline import parse_pipeline
+    from lobsterlang.compile import compile_pipeline
 
-    pipeline, problems = parse_pipeline(text, TextLocator(LineIndex(text)))  # compile_pipeline without the YAML layer
-    if pipeline is None or any(p.is_error for p in problems):
-        raise UsageError(problems[0].message if problems else "Empty pipeline")
-    return pipeline
+    result = compile_pipeline(text)
+    if result.ir is None or not result.ok:
+        raise UsageError(result.diagnostics[0].message if result.diagnostics else "Empty pipeline")
+    return result.ir
 
 
 def run_pipeline_text(text: str, mode: str, *, dry_run: bool = False, out: TextIO | None = None, err: TextIO | None = None) -> int:

@@ -11,7 +11,7 @@ from lobsterlang.diagnostics import Diagnostic, Severity
 from lobsterlang.lint.context import LintContext
 from lobsterlang.lint.registry import rule
 from lobsterlang.lint.scope import loop_vars
-from lobsterlang.lint.walk import Unit
+from lobsterlang.lint.walk import Unit, expr_nodes
 
 UNKNOWN: Any = object()
 
@@ -67,13 +67,7 @@ def mixed_compare(expr: ir.Compare) -> str | None:
 
 
 def compares(expr: ir.Expr) -> Iterator[ir.Compare]:
-    if isinstance(expr, ir.Compare):
-        yield expr
-    if isinstance(expr, ir.Compare | ir.Logical):
-        yield from compares(expr.left)
-        yield from compares(expr.right)
-    elif isinstance(expr, ir.Not):
-        yield from compares(expr.operand)
+    return (node for node in expr_nodes(expr) if isinstance(node, ir.Compare))
 
 
 @rule("L503", "mixed-type-comparison", Severity.WARNING, "a comparison whose result is fixed by the types of its literals")
@@ -140,18 +134,11 @@ def _same_number(left: Any, right: Any) -> bool:
 
 
 def _hint(expr: ir.Expr) -> str:
-    if any(isinstance(e, ir.StepRef) for e in _walk(expr)):
+    if any(isinstance(e, ir.StepRef) for e in expr_nodes(expr)):
         return "a rejected approval cancels the whole run, so `$gate.approved` is always true after the gate"
     return "the condition compares constants only; compare a step result such as `$step.json.field`"
 
 
-def _walk(expr: ir.Expr) -> Iterator[ir.Expr]:
-    yield expr
-    if isinstance(expr, ir.Not):
-        yield from _walk(expr.operand)
-    elif isinstance(expr, ir.Compare | ir.Logical):
-        yield from _walk(expr.left)
-        yield from _walk(expr.right)
 
 
 @rule("L502", "always-false-condition", Severity.WARNING, "a condition that can never be true")
