@@ -15,7 +15,6 @@ STEP_KEYS = frozenset(
         "approval", "input", "stdin", "when", "condition", "env", "cwd", "timeout_ms", "retry", "on_error",
     }
 )
-KIND_KEYS = ("run", "command", "pipeline", "workflow", "parallel", "for_each")
 _REQUIRES = "requires run, command, pipeline, workflow, parallel, for_each, approval, or input"
 _ONLY_ONE = "can only define one of run, command, pipeline, workflow, parallel, or for_each"
 _INPUT_EXCLUDES = "input steps cannot define run, command, pipeline, workflow, parallel, or for_each"

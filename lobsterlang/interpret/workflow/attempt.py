@@ -7,7 +7,6 @@ import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 
-from lobsterlang.interpret.errors import Cancelled
 from lobsterlang.interpret.process import Cancellation, signal_group
 
 TIMEOUT_REASON = "timeout"
@@ -72,8 +71,3 @@ def deadline(cancel: AttemptCancellation, timeout_ms: int | None) -> Iterator[No
         yield
     finally:
         timer.cancel()
-
-
-def is_timeout(exc: BaseException, cancel: AttemptCancellation) -> bool:
-    """Whether `exc` is this attempt being stopped by its timeout."""
-    return cancel.timed_out and (isinstance(exc, Cancelled) or not cancel.parent.cancelled)

@@ -12,7 +12,6 @@ from lobsterlang.interpret.workflow.jsjson import try_parse
 
 Record = dict[str, Any]
 Results = Mapping[str, Record]
-GATE_FIELDS = ("approved", "skipped")
 
 
 class UnknownStep(WorkflowError):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-UNQUOTED = frozenset({"top", "cmd", "paren", "bq", "param"})
 WORD_BREAK = frozenset(" \t\n;&|()")
 _DELIM_END = frozenset(" \t\n;&|<>()")
 
