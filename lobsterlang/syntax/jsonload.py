@@ -10,12 +10,10 @@ import yaml
 
 from lobsterlang.diagnostics import Diagnostic, Severity
 from lobsterlang.span import LineIndex
-from lobsterlang.syntax.yamlload import BOOL_TAG, FLOAT_TAG, INT_TAG, NULL_TAG, STR_TAG
+from lobsterlang.syntax.yamlload import BOOL_TAG, FLOAT_TAG, INT_TAG, MAP_TAG, NULL_TAG, SEQ_TAG, STR_TAG
 
 _WS = re.compile(r"[ \t\n\r]*")
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
-_MAP_TAG = "tag:yaml.org,2002:map"
-_SEQ_TAG = "tag:yaml.org,2002:seq"
 
 
 def compose_json(text: str, index: LineIndex) -> tuple[yaml.Node | None, list[Diagnostic]]:
@@ -80,7 +78,7 @@ class _Composer:
         text, start = self.text, self.pos
         ch = text[start]
         if ch in "{[":
-            tag = _MAP_TAG if ch == "{" else _SEQ_TAG
+            tag = MAP_TAG if ch == "{" else SEQ_TAG
             cls = yaml.MappingNode if ch == "{" else yaml.SequenceNode
             node = cls(tag, [], self.mark(start), self.mark(start), flow_style=True)
             out.append(node)

@@ -10,14 +10,14 @@ import yaml
 
 from lobsterlang.diagnostics import Diagnostic, Severity
 from lobsterlang.span import LineIndex, Span
-from lobsterlang.syntax.yamlload import BOOL_TAG, FLOAT_TAG, INT_TAG, NULL_TAG, STR_TAG
+from lobsterlang.syntax.yamlload import BOOL_TAG, FLOAT_TAG, INT_TAG, MAP_TAG, NULL_TAG, SEQ_TAG, STR_TAG
 
 MAX_DEPTH = 200
 MAX_ALIAS_EXPANSION = 100_000
 """Nodes that aliases may add beyond the distinct nodes of the document ("billion laughs")."""
 
 _KNOWN_TAGS = frozenset(
-    {NULL_TAG, BOOL_TAG, INT_TAG, FLOAT_TAG, STR_TAG, "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"}
+    {NULL_TAG, BOOL_TAG, INT_TAG, FLOAT_TAG, STR_TAG, MAP_TAG, SEQ_TAG}
 )
 
 

@@ -19,6 +19,8 @@ BOOL_TAG = "tag:yaml.org,2002:bool"
 INT_TAG = "tag:yaml.org,2002:int"
 FLOAT_TAG = "tag:yaml.org,2002:float"
 STR_TAG = "tag:yaml.org,2002:str"
+SEQ_TAG = "tag:yaml.org,2002:seq"
+MAP_TAG = "tag:yaml.org,2002:map"
 
 # YAML 1.2 core schema (what the reference's `yaml` package uses): `yes`, `on`, `<<` are strings.
 _CORE_RESOLVERS = (
@@ -33,14 +35,42 @@ _CORE_RESOLVERS = (
 )
 
 
+
+def _by_first_character() -> dict[str, tuple[tuple[str, re.Pattern[str]], ...]]:
+    """The core-schema resolvers a plain scalar can match, by its first character ("" when empty)."""
+    table: dict[str, list[tuple[str, re.Pattern[str]]]] = {"": [(NULL_TAG, re.compile(r"^$"))]}
+    for tag, pattern, first in _CORE_RESOLVERS:
+        compiled = re.compile(rf"^(?:{pattern})$")
+        for char in first:
+            table.setdefault(char, []).append((tag, compiled))
+    return {char: tuple(resolvers) for char, resolvers in table.items()}
+
+
+_PLAIN_RESOLVERS = _by_first_character()
+
+
 class CoreLoader(_BaseLoader):  # type: ignore[misc]
-    """pyyaml's loader with the YAML 1.2 core-schema resolvers instead of YAML 1.1's."""
+    """pyyaml's loader with the YAML 1.2 core-schema resolvers instead of YAML 1.1's.
 
+    The C composer calls `resolve` for every node and `descend_resolver`/`ascend_resolver`
+    around it; with no path resolvers those reduce to a table lookup and two no-ops
+    (pyyaml's generic versions cost about a quarter of composing a workflow file).
+    """
 
-CoreLoader.yaml_implicit_resolvers = {}
-for _tag, _pattern, _first in _CORE_RESOLVERS:
-    CoreLoader.add_implicit_resolver(_tag, re.compile(rf"^(?:{_pattern})$"), list(_first))
-CoreLoader.add_implicit_resolver(NULL_TAG, re.compile(r"^$"), [""])
+    def resolve(self, kind: type[yaml.Node], value: str | None, implicit: tuple[bool, bool] | bool) -> str:
+        if kind is yaml.ScalarNode:
+            if isinstance(implicit, tuple) and implicit[0] and value is not None:
+                for tag, pattern in _PLAIN_RESOLVERS.get(value[:1], ()):
+                    if pattern.match(value):
+                        return tag
+            return STR_TAG
+        return SEQ_TAG if kind is yaml.SequenceNode else MAP_TAG
+
+    def descend_resolver(self, current_node: yaml.Node | None, current_index: object) -> None:
+        """No path resolvers: nothing to track."""
+
+    def ascend_resolver(self) -> None:
+        """No path resolvers: nothing to track."""
 
 
 def compose_yaml(text: str, index: LineIndex) -> tuple[yaml.Node | None, list[Diagnostic]]:
