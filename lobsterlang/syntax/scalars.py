@@ -14,7 +14,7 @@ def scalar_locator(node: yaml.ScalarNode, text: str, index: LineIndex) -> Locato
     """A locator for offsets in `node.value`, exact for plain, quoted and block scalars."""
     start, end, value = node.start_mark.index, node.end_mark.index, node.value
     style = node.style
-    if style is None and text.startswith(value, start):
+    if not style and text.startswith(value, start):  # plain: the C loader says "", pure Python None
         return TextLocator(index, start)
     if style in ("'", '"') and text.startswith(value, start + 1) and _closes(text, start + 1 + len(value), style):
         return TextLocator(index, start + 1)
