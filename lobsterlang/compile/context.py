@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import difflib
-from typing import Any
 
 import yaml
 
 from lobsterlang.diagnostics import Diagnostic, Severity
 from lobsterlang.span import LineIndex, Span
 from lobsterlang.syntax.locate import Locator
-from lobsterlang.syntax.nodes import key_text, node_span, to_value
+from lobsterlang.syntax.nodes import key_text, node_span, scalar_value, to_value
 from lobsterlang.syntax.scalars import scalar_locator
+from lobsterlang.syntax.yamlload import STR_TAG
 
 Entry = tuple[yaml.Node, yaml.Node]
 """A mapping entry: (key node, value node)."""
@@ -90,12 +90,12 @@ class Context:
             self.warning("W001", f"unknown key {key!r} in {where} is ignored", key_node, hint)
 
 
-def value_of(node: yaml.Node) -> Any:
-    return to_value(node)
+value_of = to_value
+"""A node's plain value."""
 
 
 def is_str(node: yaml.Node | None) -> bool:
-    return isinstance(node, yaml.ScalarNode) and isinstance(to_value(node), str)
+    return isinstance(node, yaml.ScalarNode) and (node.tag == STR_TAG or isinstance(scalar_value(node), str))
 
 
 def is_map(node: yaml.Node | None) -> bool:

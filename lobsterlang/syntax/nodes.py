@@ -113,6 +113,8 @@ def nesting_diagnostic(exc: NestingError, index: LineIndex) -> Diagnostic:
 
 def to_value(node: yaml.Node, depth: int = 0) -> Any:
     """Convert a node to plain JSON data (mappings keep the last duplicate key)."""
+    if node.tag == STR_TAG and isinstance(node, yaml.ScalarNode):
+        return node.value
     if isinstance(node, yaml.ScalarNode):
         return scalar_value(node)
     if depth >= MAX_DEPTH:
@@ -125,6 +127,8 @@ def to_value(node: yaml.Node, depth: int = 0) -> Any:
 def key_text(node: yaml.Node) -> str:
     """A mapping key as the reference sees it: scalars by their text, others as JSON."""
     if isinstance(node, yaml.ScalarNode):
+        if node.tag == STR_TAG:
+            return str(node.value)
         value = scalar_value(node)
         return "" if value is None else value if isinstance(value, str) else _js_string(value)
     return json.dumps(to_value(node), separators=(",", ":"))
@@ -141,8 +145,10 @@ def _js_string(value: Any) -> str:
 def scalar_value(node: yaml.ScalarNode) -> Any:
     """The typed value of a scalar, by its resolved tag (unknown tags read as strings).
 
-    Computed once per node: the compiler asks for the same scalars many times.
+    Strings (most scalars) are the node's text; other values are computed once per node.
     """
+    if node.tag == STR_TAG:
+        return node.value
     try:
         return node.__dict__["_lobster_value"]
     except KeyError:
