@@ -47,7 +47,7 @@ def _encode(value: Any) -> Any:
         return value.to_list()
     if isinstance(value, Record):
         out: dict[str, Any] = {"type": type(value).__name__}
-        for name, _ in _fields(type(value)):
+        for name in value._fields:
             out[name] = _encode(getattr(value, name))
         return out
     if isinstance(value, tuple):

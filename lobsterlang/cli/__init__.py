@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args or args in (["--help"], ["-h"], ["help"]):
         _print_help()
         return 0
-    fast = _runtime_entry(args)
+    fast = _compile_entry(args) if args[0] == "compile" else _runtime_entry(args)
     if fast is not None:
         return fast
     from lobsterlang.cli.app import run
@@ -64,6 +64,15 @@ def _print_help() -> None:
 
 SUBCOMMANDS = frozenset(line.split()[1] for line in HELP.splitlines() if line.startswith("  lobster "))
 _RUN_FLAGS = ("--mode", "--file", "--args-json", "--dry-run", "--raw-args")
+
+
+def _compile_entry(args: list[str]) -> int | None:
+    """`compile` with plain arguments runs without click; None hands the rest to the click command."""
+    if "-h" in args or "--help" in args:
+        return None
+    from lobsterlang.cli.compile_main import fast_compile
+
+    return fast_compile(args[1:])
 
 
 def _runtime_entry(args: list[str]) -> int | None:

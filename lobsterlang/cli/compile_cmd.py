@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 
-from lobsterlang.cli.files import read_workflow_bytes, write_atomic
-from lobsterlang.cli.output import COLOR_OPTION, FORMAT_OPTION, print_diagnostics
-from lobsterlang.compile import CompileResult, compile_pipeline, compile_workflow
-from lobsterlang.diagnostics import has_errors
-from lobsterlang.ir_codec import to_json
-from lobsterlang.report import Report
+from lobsterlang.cli.compile_main import compile_input, print_result
+from lobsterlang.cli.files import read_workflow_bytes
+from lobsterlang.cli.options import COLOR_OPTION, FORMAT_OPTION
 
 
 @click.command("compile")
@@ -35,18 +30,6 @@ def compile_command(
     """
     if (file is None) == (pipeline_text is None):
         raise click.UsageError("give a workflow FILE or --pipeline TEXT (exactly one)")
-    result: CompileResult[object]
-    if pipeline_text is not None:
-        result, path = compile_pipeline(pipeline_text), "<pipeline>"  # type: ignore[assignment]
-    else:
-        assert file is not None
-        data, path = read_workflow_bytes(file, stdin_filename)
-        result = compile_workflow(data, path)  # type: ignore[assignment]
-    print_diagnostics([Report(path, result.text, result.diagnostics)], fmt, color)
-    if has_errors(result.diagnostics) or result.ir is None:
-        ctx.exit(1)
-    text = json.dumps(to_json(result.ir), indent=None if compact else 2, ensure_ascii=False) + "\n"
-    if output:
-        write_atomic(output, text)
-    else:
-        click.echo(text, nl=False)
+    source = None if file is None else read_workflow_bytes(file, stdin_filename)
+    result, path = compile_input(pipeline_text, source)
+    ctx.exit(print_result(result, path, output, compact, fmt, color))

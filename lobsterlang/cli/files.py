@@ -5,24 +5,34 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-
-import click
+from typing import TYPE_CHECKING
 
 from lobsterlang.compile import WORKFLOW_SUFFIXES
+
+if TYPE_CHECKING:
+    import click
 
 
 def read_workflow_bytes(path: str, stdin_filename: str | None) -> tuple[bytes, str]:
     """Read a workflow file (or stdin for `-`); usage problems raise click.UsageError."""
+    found = workflow_source(path, stdin_filename)
+    if isinstance(found, str):
+        raise _usage_error(found)
+    return found
+
+
+def workflow_source(path: str, stdin_filename: str | None) -> tuple[bytes, str] | str:
+    """A workflow file's bytes and the name to report (stdin for `-`), or what is wrong with `path`."""
     if path == "-":
         return sys.stdin.buffer.read(), stdin_filename or "<stdin>"
     if Path(path).suffix.lower() not in WORKFLOW_SUFFIXES:
-        raise click.UsageError(f"{path}: Workflow file must end in .lobster, .yaml, .yml, or .json")
+        return f"{path}: Workflow file must end in .lobster, .yaml, .yml, or .json"
     try:
         return Path(path).read_bytes(), path
     except IsADirectoryError:
-        raise click.UsageError(f"{path}: Workflow path is not a file") from None
+        return f"{path}: Workflow path is not a file"
     except OSError as exc:
-        raise click.UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+        return f"cannot read {path}: {exc.strerror or exc}"
 
 
 def write_atomic(path: str, text: str) -> None:
@@ -33,15 +43,15 @@ def write_atomic(path: str, text: str) -> None:
     """
     target = Path(path)
     if target.is_dir():
-        raise click.UsageError(f"{path}: is a directory")
+        raise _usage_error(f"{path}: is a directory")
     if not target.parent.is_dir():
-        raise click.UsageError(f"{path}: directory {target.parent} does not exist")
+        raise _usage_error(f"{path}: directory {target.parent} does not exist")
     import tempfile  # only when writing: it costs start-up time otherwise
 
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     except OSError as exc:
-        raise click.UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise _usage_error(f"cannot write {path}: {exc.strerror or exc}") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
@@ -60,3 +70,10 @@ def _mode_for(target: Path) -> int:
     umask = os.umask(0)
     os.umask(umask)
     return 0o666 & ~umask
+
+
+def _usage_error(message: str) -> click.UsageError:
+    """click's usage error, imported only when there is one (the compile fast path has no click)."""
+    import click
+
+    return click.UsageError(message)

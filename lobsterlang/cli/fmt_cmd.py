@@ -13,7 +13,8 @@ import click
 from lobsterlang import ir
 from lobsterlang.cli.files import write_atomic
 from lobsterlang.cli.fmt_jobs import Job, converted_name, examine_all, examine_bytes
-from lobsterlang.cli.output import COLOR_OPTION, FORMAT_OPTION, print_diagnostics
+from lobsterlang.cli.options import COLOR_OPTION, FORMAT_OPTION
+from lobsterlang.cli.output import print_diagnostics
 from lobsterlang.compile import WORKFLOW_SUFFIXES
 from lobsterlang.fmt.api import emit, is_json_path
 from lobsterlang.ir_codec import from_json

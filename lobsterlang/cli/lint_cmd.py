@@ -10,7 +10,8 @@ import click
 
 from lobsterlang import __version__
 from lobsterlang.cli.files import write_atomic
-from lobsterlang.cli.output import COLOR_OPTION, use_color
+from lobsterlang.cli.options import COLOR_OPTION
+from lobsterlang.cli.output import use_color
 from lobsterlang.compile import WORKFLOW_SUFFIXES
 from lobsterlang.diagnostics import Severity
 from lobsterlang.lint import Config, ConfigError, FileResult, Source, all_rules, find_config, lint_sources, load_config
