@@ -64,7 +64,8 @@ class Context:
         entries: dict[str, Entry] = {}
         self._mappings[id(node)] = entries
         for key_node, value_node in node.value:
-            key = key_text(key_node)
+            plain = key_node.tag == STR_TAG and isinstance(key_node, yaml.ScalarNode)
+            key = key_node.value if plain else key_text(key_node)
             if key in entries:
                 self._duplicate_key(key, key_node)
             entries[key] = (key_node, value_node)
@@ -79,6 +80,8 @@ class Context:
 
     def unknown_keys(self, entries: dict[str, Entry], known: frozenset[str], where: str) -> None:
         """Warn about keys the reference ignores, suggesting the closest known key."""
+        if entries.keys() <= known:
+            return
         for key, (key_node, _) in entries.items():
             if key in known or key.startswith("x-") or key == "$schema":
                 continue  # extension keys (`x-anchors: &a ...`) and editor schema links

@@ -19,6 +19,8 @@ def template(ctx: Context, node: yaml.ScalarNode, *, step_refs: bool = True) -> 
 
 def extras(ctx: Context, entries: dict[str, Entry], known: frozenset[str]) -> tuple[ir.Extra, ...]:
     """Keep the entries the runtime ignores, so nothing written in the file is lost."""
+    if entries.keys() <= known:
+        return ()
     return tuple(
         ir.Extra(key, value_of(value), ctx.entry_span(key_node, value))
         for key, (key_node, value) in entries.items()

@@ -15,6 +15,7 @@ STEP_KEYS = frozenset(
         "approval", "input", "stdin", "when", "condition", "env", "cwd", "timeout_ms", "retry", "on_error",
     }
 )
+_STEP_AND_LOOP_KEYS = STEP_KEYS | loops.LOOP_KEYS
 _REQUIRES = "requires run, command, pipeline, workflow, parallel, for_each, approval, or input"
 _ONLY_ONE = "can only define one of run, command, pipeline, workflow, parallel, or for_each"
 _INPUT_EXCLUDES = "input steps cannot define run, command, pipeline, workflow, parallel, or for_each"
@@ -118,7 +119,7 @@ def _non_empty_str(node: yaml.Node) -> bool:
 
 def _warnings(ctx: Context, step_id: str, entries: dict[str, Entry]) -> None:
     fields.warn_run_and_command(ctx, entries, f"step {step_id}")
-    known = STEP_KEYS | (loops.LOOP_KEYS if "for_each" in entries else frozenset())
+    known = _STEP_AND_LOOP_KEYS if "for_each" in entries else STEP_KEYS
     ctx.unknown_keys(entries, known, f"step {step_id}")
 
 
@@ -135,10 +136,13 @@ def _build(
         used |= loops.LOOP_KEYS
     approval = gates.approval(ctx, step_id, entries.get("approval"))
     request = gates.input_request(ctx, entries.get("input"))
-    used |= {"approval"} if approval else set()
-    used |= {"input"} if request else set()
+    if approval:
+        used.add("approval")
+    if request:
+        used.add("input")
     when, when_key = fields.condition(ctx, entries)
-    used |= {when_key} if when_key else set()
+    if when_key:
+        used.add(when_key)
     stdin = fields.stdin(ctx, entries.get("stdin"))
     env = fields.env(ctx, entries.get("env"), f"step {step_id}")
     cwd = fields.cwd(ctx, entries.get("cwd"), f"step {step_id}")
@@ -191,7 +195,8 @@ def build_sub_step(ctx: Context, node: yaml.MappingNode, entries: dict[str, Entr
     used: set[str] = {"id", "stdin", "env", "cwd"}
     action = _simple_action(ctx, sub_id, {k: v for k, v in entries.items() if k in ("run", "command", "pipeline")}, used)
     when, when_key = fields.condition(ctx, entries)
-    used |= {when_key} if when_key else set()
+    if when_key:
+        used.add(when_key)
     stdin = fields.stdin(ctx, entries.get("stdin"))
     env = fields.env(ctx, entries.get("env"), f"sub-step {sub_id}")
     cwd = fields.cwd(ctx, entries.get("cwd"), f"sub-step {sub_id}")
