@@ -38,7 +38,7 @@ class Settings:
     large_steps: int
 
 
-FULL = Settings(cold_runs=20, files=1000, passes=3, small_steps=1_000, large_steps=10_000)
+FULL = Settings(cold_runs=20, files=1000, passes=5, small_steps=1_000, large_steps=10_000)
 QUICK = Settings(cold_runs=3, files=25, passes=1, small_steps=100, large_steps=1_000)
 
 
