@@ -144,31 +144,3 @@ def test_pipeline_scanner_agrees_on_any_text(text: str) -> None:
         assert isinstance(scanned, int)
         return
     assert not isinstance(scanned, int) and [w for _, _, w in scanned[0]] == _lark_stages(tree)
-
-
-
-_CONDITION_ALPHABET = st.sampled_from(
-    ["$a.json", "$b.approved", "$x-y.json.n", " ", "==", "!=", "<", "<=", ">", ">=", "&&", "||", "!", "(", ")",
-     "1", "-2.5", "'s'", '"d\\"q"', "true", "false", "null", "ident", "trueish", "=", "$", "#", "\t"]
-)
-
-
-@settings(max_examples=400, deadline=None)
-@given(st.lists(_CONDITION_ALPHABET, min_size=1, max_size=9).map("".join))
-def test_condition_scanner_and_lalr_agree_with_lark(text: str) -> None:
-    from lobsterlang.syntax.expr import _condition_tree, _Unscannable
-
-    try:
-        expected = _shape(_fresh_lark().parse(text, start="condition"))
-    except lark.exceptions.UnexpectedInput:
-        with pytest.raises((generated.UnexpectedInput, _Unscannable)):
-            _condition_tree(text, generated)
-        return
-    assert _shape(_condition_tree(text, generated)) == expected
-
-
-@pytest.mark.parametrize("text", CONDITIONS)
-def test_condition_feed_matches_lark(text: str) -> None:
-    from lobsterlang.syntax.expr import _condition_tree
-
-    assert _shape(_condition_tree(text, generated)) == _tree(_fresh_lark(), text, "condition")
