@@ -107,3 +107,11 @@ def test_the_example_generator_script() -> None:
 def test_the_benchmark_runs() -> None:
     proc = subprocess.run([sys.executable, str(ROOT / "bench" / "fmt_bench.py"), "--quick"], capture_output=True, text=True, check=True)
     assert "files/s" in proc.stdout and "lobster fmt --check DIR" in proc.stdout
+
+
+def test_a_one_line_run_with_a_carriage_return_keeps_it() -> None:
+    # A `|-` block would turn the `\r` into a line break, so such a command is double-quoted.
+    source = 'steps:\n  - id: a\n    run: "printf \'%s\' \\"x\\"\\ry"\n'
+    formatted = format_text(source.encode(), "w.lobster")
+    assert "\\r" in formatted
+    assert meaning(compiled(formatted, "w.lobster")) == meaning(compiled(source, "w.lobster"))

@@ -33,7 +33,7 @@ def _load(text: str, loader: Any) -> Any:
 
 
 def _entry(value: str) -> str:
-    return "\n".join(line.render() for line in layout.document_lines({"k": value, "after": 1})) + "\n"
+    return "\n".join(layout.document_layout({"k": value, "after": 1}).lines) + "\n"
 
 
 @pytest.mark.parametrize("loader", LOADERS, ids=["yaml-1.2-core", "yaml-1.1"])

@@ -10,7 +10,7 @@ from lobsterlang.diagnostics import Diagnostic
 from lobsterlang.fmt.comments import header_gap, with_comments
 from lobsterlang.fmt.document import step_document, workflow_document
 from lobsterlang.fmt.json_out import json_text
-from lobsterlang.fmt.layout import INDENT, Path, document_lines, item_lines
+from lobsterlang.fmt.layout import INDENT, Path, document_layout, item_layout
 from lobsterlang.fmt.meaning import same_meaning
 from lobsterlang.span import LineIndex, Span
 
@@ -25,6 +25,8 @@ class FormatError(ValueError):
 
 
 def is_json_path(path: str) -> bool:
+    if not path.lower().endswith(".json") and not path.endswith(("/", ".")):
+        return False  # the common case, decided without building a PurePath
     return PurePath(path).suffix.lower() == ".json"
 
 
@@ -50,7 +52,7 @@ def format_workflow(workflow: ir.Workflow, *, as_json: bool = False) -> str:
     doc = workflow_document(workflow)
     if as_json:
         return json_text(doc)
-    lines = with_comments(document_lines(doc), workflow.comments, header_gap(workflow))
+    lines = with_comments(document_layout(doc), workflow.comments, header_gap(workflow))
     return "\n".join(lines) + "\n"
 
 
@@ -88,7 +90,7 @@ def format_step(source: str, path: str, step_id: str) -> tuple[Span, str]:
 def _step_text(step: ir.Step, step_path: Path, comments: tuple[ir.Comment, ...]) -> str:
     """The step's canonical lines, its keys at the column of its first key, without the leading `- `."""
     dash = step.span.col - 1 - INDENT
-    lines = with_comments(item_lines(step_document(step), dash, step_path), comments, False)
+    lines = with_comments(item_layout(step_document(step), dash, step_path), comments, False)
     return "\n".join(lines)[dash + INDENT :]
 
 

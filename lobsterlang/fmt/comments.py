@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from lobsterlang import ir
-from lobsterlang.fmt.layout import Line, Path
+from lobsterlang.fmt.layout import Layout, Path
 
 
 class _Placed:
@@ -16,29 +16,20 @@ class _Placed:
         self.trailing: dict[int, str] = {}
 
 
-def with_comments(lines: list[Line], comments: tuple[ir.Comment, ...], header_gap: bool) -> list[str]:
+def with_comments(layout: Layout, comments: tuple[ir.Comment, ...], header_gap: bool) -> list[str]:
     """The rendered lines with every comment in place; `header_gap` puts a blank line after the header."""
-    placed = _place(lines, comments)
-    out = list(placed.header)
-    if out and header_gap:
-        out.append("")
-    for number, line in enumerate(lines):
-        out.extend(" " * line.indent + text for text in placed.before.get(number, ()))
-        rendered = line.render()
-        trailing = placed.trailing.get(number)
-        out.append(rendered + "  " + trailing if trailing else rendered)
-    out.extend(placed.footer)
-    return out
+    placed = _place(layout, comments)
+    gap = [""] if placed.header and header_gap else []
+    return [*placed.header, *gap, *_attached(layout.lines, placed), *placed.footer]
 
 
-def _place(lines: list[Line], comments: tuple[ir.Comment, ...]) -> _Placed:
-    first_line = _first_lines(lines)
+def _place(layout: Layout, comments: tuple[ir.Comment, ...]) -> _Placed:
     placed = _Placed()
     for comment in comments:
         if comment.placement == "end":
             placed.footer.append(comment.text)
             continue
-        number = _resolve(first_line, comment.path)
+        number = _resolve(layout, comment.path)
         if number is None:
             placed.header.append(comment.text)
         elif comment.placement == "trailing" and number not in placed.trailing:
@@ -48,19 +39,25 @@ def _place(lines: list[Line], comments: tuple[ir.Comment, ...]) -> _Placed:
     return placed
 
 
-def _first_lines(lines: list[Line]) -> dict[Path, int]:
-    first: dict[Path, int] = {}
-    for number, line in enumerate(lines):
-        for path in line.paths:
-            first.setdefault(path, number)
-    return first
+def _attached(lines: list[str], placed: _Placed) -> list[str]:
+    """The lines with comments before them and at their ends (from the last line up, so numbers stay valid)."""
+    out = list(lines)
+    for number in sorted(placed.before.keys() | placed.trailing.keys(), reverse=True):
+        line = out[number]
+        trailing = placed.trailing.get(number)
+        if trailing:
+            out[number] = line + "  " + trailing
+        pad = " " * (len(line) - len(line.lstrip(" ")))
+        out[number:number] = [pad + text for text in placed.before.get(number, ())]
+    return out
 
 
-def _resolve(first_line: dict[Path, int], path: Path) -> int | None:
+def _resolve(layout: Layout, path: Path) -> int | None:
     """The line of the entry at `path`, or of its nearest written ancestor; None for the file header."""
     while path:
-        if path in first_line:
-            return first_line[path]
+        number = layout.line_of(path)
+        if number is not None:
+            return number
         path = path[:-1]
     return None
 
@@ -69,4 +66,3 @@ def header_gap(workflow: ir.Workflow) -> bool:
     """Whether the source had a blank line between its header comments and its first key."""
     header = [c for c in workflow.comments if c.placement == "before" and not c.path]
     return bool(header) and header[-1].span.end_line < workflow.span.line - 1
-

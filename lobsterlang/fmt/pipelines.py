@@ -22,9 +22,7 @@ def stage_text(stage: ir.Stage) -> str:
     (the reference's behaviour, `--raw-args`) their quoting decides how a value splits."""
     if "${" in stage.raw:
         return stage.raw
-    words = [word(stage.name.value)]
-    words.extend(_arg_text(arg) for arg in stage.args)
-    return " ".join(words)
+    return " ".join([word(stage.name.value), *[_arg_text(arg) for arg in stage.args]])
 
 
 def _arg_text(arg: ir.StageArg) -> str:
@@ -56,4 +54,4 @@ def word(value: str) -> str:
 
 
 def _is_bare(value: str) -> bool:
-    return bool(value) and not any(ch in _BARE_UNSAFE for ch in value)
+    return bool(value) and _BARE_UNSAFE.isdisjoint(value)

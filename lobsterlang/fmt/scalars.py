@@ -14,6 +14,8 @@ _RESERVED_WORDS = frozenset(
 )
 """Null and booleans in YAML 1.2 core, plus YAML 1.1's yes/no/on/off, `=` (value) and `<<` (merge)."""
 _NUMBER_LIKE = re.compile(r"[-+]?(?:\.?[0-9][0-9A-Za-z_.:+-]*|\.(?:inf|Inf|INF|nan|NaN|NAN))")
+_PLAIN_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_$/(")
+"""First characters that make neither an indicator nor a number, `~`, `=`, `<<`, `---` or `...`."""
 _UNPRINTABLE = re.compile("[^\t\n\r\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
 """What YAML does not allow unescaped in a stream, plus the BOM and Unicode line breaks."""
 _UNSAFE_IN_QUOTES = re.compile(_UNPRINTABLE.pattern + "|[\t\n\r]")
@@ -27,6 +29,14 @@ _NAMED_ESCAPES = {
 
 def is_plain_safe(text: str) -> bool:
     """True when `text` written plain reads back as this same string in every YAML reader."""
+    if (
+        text[:1] in _PLAIN_START
+        and text.isprintable()
+        and text[-1] not in " :"
+        and ": " not in text
+        and " #" not in text
+    ):
+        return text not in _RESERVED_WORDS  # the common case, no need for the checks below
     if not text or text != text.strip() or (text[0] in _INDICATORS and not _dash_word(text)):
         return False
     if text in _RESERVED_WORDS or _NUMBER_LIKE.fullmatch(text) or text.startswith(("---", "...")):
@@ -43,11 +53,22 @@ def _dash_word(text: str) -> bool:
 
 def quoted(text: str) -> str:
     """`text` in quotes: single quotes unless escapes are needed or only apostrophes would need doubling."""
-    if not _UNSAFE_IN_QUOTES.search(text):
+    if _quotable(text):
         if "'" in text and '"' not in text and "\\" not in text:
             return '"' + text + '"'
         return "'" + text.replace("'", "''") + "'"
     return double_quoted(text)
+
+
+def _quotable(text: str) -> bool:
+    """No character that quotes must escape; `str.isprintable()` answers for most text in one pass
+    (every character it calls printable, YAML allows)."""
+    return text.isprintable() or not _UNSAFE_IN_QUOTES.search(text)
+
+
+def _unprintable(text: str) -> bool:
+    """Whether `text` has a character YAML does not allow unescaped (line breaks and tabs are allowed)."""
+    return not text.replace("\n", " ").isprintable() and _UNPRINTABLE.search(text) is not None
 
 
 def double_quoted(text: str) -> str:
@@ -70,13 +91,14 @@ def string(text: str) -> str:
 
 def needs_escaping(text: str) -> bool:
     """A one-line string that cannot be plain and holds quotes or backslashes (which quoting would escape),
-    yet can stand alone as the only line of a `|-` block (no edge spaces, printable)."""
+    yet can stand alone as the only line of a `|-` block (no line break, not even `\\r`; no edge spaces; printable)."""
     return (
         "\n" not in text
+        and "\r" not in text
         and not is_plain_safe(text)
         and any(ch in text for ch in "'\"\\")
         and text == text.strip()
-        and not _UNPRINTABLE.search(text)
+        and not _unprintable(text)
     )
 
 
@@ -88,7 +110,7 @@ def literal_block(text: str) -> tuple[str, list[str]] | None:
     """
     if "\n" not in text or text.endswith("\n\n") or not text.strip():
         return None
-    if "\r" in text or _UNPRINTABLE.search(text):
+    if "\r" in text or _unprintable(text):
         return None
     body, chomp = (text[:-1], "") if text.endswith("\n") else (text, "-")
     indent = "2" if body[0] in " \t\n" else ""
@@ -112,7 +134,7 @@ def number(value: float | int) -> str:
 
 def foldable(text: str) -> bool:
     """Folded blocks join lines with spaces: no line break, nothing YAML must escape."""
-    return not _UNSAFE_IN_QUOTES.search(text.replace("\t", " "))
+    return _quotable(text.replace("\t", " "))
 
 
 def folded_lines(text: str, width: int) -> list[str] | None:
