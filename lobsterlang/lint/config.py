@@ -37,14 +37,25 @@ class Config(Record):
     source: str | None = None
 
     def enabled(self, code: str, path: str) -> bool:
+        return self.selects(code) and not ignored_here(code, self.file_ignores(path))
+
+    def selects(self, code: str) -> bool:
+        """Whether `code` is enabled before per-file ignores."""
         if code.startswith("L") and not _matches(code, self.select):
             return False
-        if _matches(code, self.ignore):
-            return False
-        return not any(_matches(code, codes) for pattern, codes in self.per_file_ignores if _path_matches(path, pattern))
+        return not _matches(code, self.ignore)
+
+    def file_ignores(self, path: str) -> tuple[tuple[str, ...], ...]:
+        """The `per_file_ignores` code lists that apply to `path`."""
+        return tuple(codes for pattern, codes in self.per_file_ignores if _path_matches(path, pattern))
 
     def severity_of(self, code: str, default: Severity) -> Severity:
         return next((sev for prefix, sev in self.severity if code.startswith(prefix)), default)
+
+
+def ignored_here(code: str, file_ignores: tuple[tuple[str, ...], ...]) -> bool:
+    """Whether one of a file's `per_file_ignores` lists (from `Config.file_ignores`) names `code`."""
+    return any(_matches(code, codes) for codes in file_ignores)
 
 
 def _matches(code: str, prefixes: tuple[str, ...]) -> bool:

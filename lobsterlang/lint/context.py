@@ -1,33 +1,56 @@
-"""What a rule sees: the IR of one file (or one pipeline string), its text for positions, and helpers."""
+"""What a rule sees: the IR of one file (or one pipeline string), its text, and indexes the rules share."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cached_property
+from typing import TypeVar, cast
 
 from lobsterlang import ir
+from lobsterlang.commands.specs import BY_NAME, CommandSpec
 from lobsterlang.diagnostics import Diagnostic, Edit, Fix
 from lobsterlang.lint.effects import unit_side_effect
 from lobsterlang.lint.registry import RULES
-from lobsterlang.lint.textmap import TextMap
-from lobsterlang.lint.walk import Unit, condition_refs, data_refs, templates, units
+from lobsterlang.lint.textmap import TextMap, part_offsets
+from lobsterlang.lint.walk import Unit, units
 from lobsterlang.span import Span
+
+T = TypeVar("T")
 
 
 class LintContext:
-    """The input of every rule. Exactly one of `workflow` and `pipeline` is set."""
+    """The input of every rule. Exactly one of `workflow` and `pipeline` is set.
+
+    Everything derived from the IR is computed on first use and kept for the other rules;
+    `shared` does the same for indexes that a rule module defines.
+    """
 
     def __init__(self, path: str, text: str, workflow: ir.Workflow | None = None, pipeline: ir.Pipeline | None = None) -> None:
         self.path = path
         self.text = text
         self.workflow = workflow
         self.pipeline = pipeline
-        self._templates: dict[int, tuple[tuple[ir.Template, str], ...]] = {}
-        self._data_refs: dict[int, tuple[tuple[ir.StepRef, str], ...]] = {}
-        self._effects: dict[int, str | None] = {}
+        self._offsets: dict[int, list[tuple[int, ir.TemplatePart]]] = {}
+        self._shared: dict[Callable[[LintContext], object], object] = {}
+
+    def shared(self, build: Callable[[LintContext], T]) -> T:
+        """`build(self)`, computed once per context: an index that several rules read."""
+        try:
+            return cast(T, self._shared[build])
+        except KeyError:
+            value = self._shared[build] = build(self)
+            return value
 
     @cached_property
     def textmap(self) -> TextMap:
-        return TextMap(self.text)
+        return TextMap(self.text, self.offsets)
+
+    def offsets(self, template: ir.Template) -> list[tuple[int, ir.TemplatePart]]:
+        """`textmap.part_offsets(template)`, computed once per template."""
+        found = self._offsets.get(id(template))
+        if found is None:
+            found = self._offsets[id(template)] = part_offsets(template)
+        return found
 
     @cached_property
     def units(self) -> tuple[Unit, ...]:
@@ -47,45 +70,67 @@ class LintContext:
         """Every unit (sub-steps included) by id."""
         found: dict[str, list[Unit]] = {}
         for unit in self.units:
-            found.setdefault(unit.id, []).append(unit)
+            same = found.get(unit.id)
+            if same is None:
+                found[unit.id] = [unit]
+            else:
+                same.append(unit)
         return found
 
-    def templates(self, unit: Unit) -> tuple[tuple[ir.Template, str], ...]:
-        """`walk.templates(unit)`, computed once per unit."""
-        found = self._templates.get(id(unit))
-        if found is None:
-            found = self._templates[id(unit)] = tuple(templates(unit))
-        return found
+    @cached_property
+    def shell_runs(self) -> tuple[tuple[Unit, ir.ShellRun], ...]:
+        """Every `run:`/`command:` unit with its action."""
+        return tuple((u, u.action) for u in self.units if type(u.action) is ir.ShellRun)
 
-    def data_refs(self, unit: Unit) -> tuple[tuple[ir.StepRef, str], ...]:
-        """`walk.data_refs(unit)`, computed once per unit."""
-        found = self._data_refs.get(id(unit))
-        if found is None:
-            found = self._data_refs[id(unit)] = tuple(data_refs(unit))
+    @cached_property
+    def side_effects(self) -> dict[Unit, str]:
+        """Every side-effecting unit, in order, with why (`effects.unit_side_effect`)."""
+        found = {}
+        for unit in self.units:
+            why = unit_side_effect(unit)
+            if why:
+                found[unit] = why
         return found
-
-    def side_effect(self, unit: Unit) -> str | None:
-        """`effects.unit_side_effect(unit)`, computed once per unit."""
-        if id(unit) not in self._effects:
-            self._effects[id(unit)] = unit_side_effect(unit)
-        return self._effects[id(unit)]
 
     @cached_property
     def arg_names(self) -> frozenset[str]:
         args = self.workflow.args if self.workflow else None
         return frozenset(a.name for a in args or ())
 
+    @cached_property
     def pipelines(self) -> tuple[tuple[ir.Pipeline, Unit | None], ...]:
         """Every parsed pipeline with the unit that runs it (None for a lone pipeline string)."""
-        return self._pipelines
-
-    @cached_property
-    def _pipelines(self) -> tuple[tuple[ir.Pipeline, Unit | None], ...]:
         found: list[tuple[ir.Pipeline, Unit | None]] = [(self.pipeline, None)] if self.pipeline is not None else []
         for unit in self.units:
             action = unit.action
-            if isinstance(action, ir.PipelineRun) and action.pipeline is not None:
+            if type(action) is ir.PipelineRun and action.pipeline is not None:
                 found.append((action.pipeline, unit))
+        return tuple(found)
+
+    @cached_property
+    def stages(self) -> tuple[ir.Stage, ...]:
+        """Every stage of every pipeline, in order."""
+        found: list[ir.Stage] = []
+        for pipeline, _ in self.pipelines:
+            found += pipeline.stages
+        return tuple(found)
+
+    @cached_property
+    def stages_by_name(self) -> dict[str, list[ir.Stage]]:
+        """The stages of each command name, in order."""
+        found: dict[str, list[ir.Stage]] = {}
+        for stage in self.stages:
+            found.setdefault(stage.name.value, []).append(stage)
+        return found
+
+    @cached_property
+    def known_stages(self) -> tuple[tuple[ir.Stage, CommandSpec], ...]:
+        """Every stage of a standard command, with its spec."""
+        found = []
+        for stage in self.stages:
+            spec = BY_NAME.get(stage.name.value)
+            if spec is not None:
+                found.append((stage, spec))
         return tuple(found)
 
     @cached_property
@@ -93,8 +138,11 @@ class LintContext:
         """Every step reference with the unit that evaluates it and its field."""
         found: list[tuple[Unit, ir.StepRef, str]] = []
         for unit in self.units:
-            found.extend((unit, ref, "when") for ref in condition_refs(unit.when))
-            found.extend((unit, ref, field) for ref, field in self.data_refs(unit))
+            for node in unit.condition_nodes:
+                if type(node) is ir.StepRef:
+                    found.append((unit, node, "when"))
+            for ref, field in unit.data_refs:
+                found.append((unit, ref, field))
         return tuple(found)
 
     def diag(self, code: str, span: Span, message: str, hint: str | None = None, fix: Fix | None = None) -> Diagnostic:

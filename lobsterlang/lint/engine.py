@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from lobsterlang import ir
 from lobsterlang.compile import compile_pipeline, compile_workflow
 from lobsterlang.diagnostics import Diagnostic
-from lobsterlang.lint.config import Config
+from lobsterlang.lint.config import Config, ignored_here
 from lobsterlang.lint.context import LintContext
-from lobsterlang.lint.registry import all_rules
+from lobsterlang.lint.registry import Check, all_rules
 from lobsterlang.lint.rules import shellcheck
 from lobsterlang.lint.suppress import apply_suppressions
 from lobsterlang.record import Record, replace
@@ -32,12 +32,33 @@ class FileResult(Record):
     diagnostics: tuple[Diagnostic, ...]
 
 
+class _Enabled:
+    """`config.enabled(code, path)` for every file of one run, each code and each path worked out once."""
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self._selected: dict[str, bool] = {}
+
+    def selects(self, code: str) -> bool:
+        selected = self._selected.get(code)
+        if selected is None:
+            selected = self._selected[code] = self.config.selects(code)
+        return selected
+
+    def for_path(self, path: str) -> Callable[[str], bool]:
+        file_ignores = self.config.file_ignores(path)
+        if not file_ignores:
+            return self.selects
+        return lambda code: self.selects(code) and not ignored_here(code, file_ignores)
+
+
 class _Pending:
     """A source between compiling and reporting."""
 
-    def __init__(self, ctx: LintContext, diagnostics: list[Diagnostic]) -> None:
+    def __init__(self, ctx: LintContext, diagnostics: list[Diagnostic], enabled: Callable[[str], bool]) -> None:
         self.ctx = ctx
         self.diagnostics = diagnostics
+        self.enabled = enabled
 
 
 def lint_source(source: Source, config: Config | None = None) -> FileResult:
@@ -47,9 +68,11 @@ def lint_source(source: Source, config: Config | None = None) -> FileResult:
 def lint_sources(sources: Sequence[Source], config: Config | None = None) -> list[FileResult]:
     """Lint every source; shellcheck runs once for all of their scripts."""
     config = config or Config()
-    pending = [_check(source, config) for source in sources]
+    enabled = _Enabled(config)
+    checks = [(rule.code, rule.check) for rule in all_rules().values() if rule.check is not None]
+    pending = [_check(source, checks, enabled.for_path(source.path)) for source in sources]
     if config.shellcheck and config.enabled("L310", "") and any(p.ctx.units for p in pending):
-        _shellcheck(pending, config)
+        _shellcheck(pending)
     return [_finish(p, config) for p in pending]
 
 
@@ -62,23 +85,23 @@ def _compile(source: Source) -> tuple[LintContext, list[Diagnostic]]:
     return LintContext(source.path, compiled.text, workflow=compiled.ir), list(compiled.diagnostics)
 
 
-def _check(source: Source, config: Config) -> _Pending:
+def _check(source: Source, checks: list[tuple[str, Check]], enabled: Callable[[str], bool]) -> _Pending:
     ctx, diagnostics = _compile(source)
     if ctx.workflow is not None or ctx.pipeline is not None:
-        for rule in all_rules().values():
-            if rule.check is not None and config.enabled(rule.code, source.path):
-                diagnostics.extend(rule.check(ctx))
-    return _Pending(ctx, diagnostics)
+        for code, check in checks:
+            if enabled(code):
+                diagnostics.extend(check(ctx))
+    return _Pending(ctx, diagnostics, enabled)
 
 
-def _shellcheck(pending: Iterable[_Pending], config: Config) -> None:
+def _shellcheck(pending: Iterable[_Pending]) -> None:
     program = shellcheck.binary()
     if program is None:
         return
     owners = {}
     scripts = []
     for item in pending:
-        if config.enabled("L310", item.ctx.path):
+        if item.enabled("L310"):
             for script in shellcheck.scripts(item.ctx):
                 owners[id(script)] = item
                 scripts.append(script)
@@ -88,11 +111,17 @@ def _shellcheck(pending: Iterable[_Pending], config: Config) -> None:
 
 def _finish(item: _Pending, config: Config) -> FileResult:
     ctx = item.ctx
-    chosen = [_configured(d, config) for d in item.diagnostics if config.enabled(d.code, ctx.path)]
+    chosen = [d for d in item.diagnostics if item.enabled(d.code)]
+    if config.severity:
+        chosen = [_configured(d, config) for d in chosen]
     if ctx.workflow is not None:
-        chosen = apply_suppressions(ctx, chosen, config.enabled("L001", ctx.path))
-    ordered = sorted(chosen, key=lambda d: (d.span.start, d.span.end, d.code, d.message))
-    return FileResult(ctx.path, ctx.text, ctx.workflow, tuple(ordered))
+        chosen = apply_suppressions(ctx, chosen, item.enabled("L001"))
+    chosen.sort(key=_position)
+    return FileResult(ctx.path, ctx.text, ctx.workflow, tuple(chosen))
+
+
+def _position(diag: Diagnostic) -> tuple[int, int, str, str]:
+    return diag.span.start, diag.span.end, diag.code, diag.message
 
 
 def _configured(diag: Diagnostic, config: Config) -> Diagnostic:

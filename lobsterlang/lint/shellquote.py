@@ -2,26 +2,31 @@
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 QuoteState = Literal["none", "single", "double"]
+_QUOTING = re.compile(r"[\\'\"]")
+"""The only characters that change the quoting state."""
 
 
 def quote_state(script: str, at: int) -> QuoteState:
     """Whether `script[at]` is outside quotes, inside '…' or inside "…"."""
     state: QuoteState = "none"
-    i = 0
-    while i < at:
+    escaped = -1
+    for found in _QUOTING.finditer(script, 0, at):
+        i = found.start()
         ch = script[i]
         if state == "single":
             state = "none" if ch == "'" else state
+        elif i == escaped:
+            continue
         elif ch == "\\":
-            i += 1
+            escaped = i + 1
         elif ch == '"':
             state = "none" if state == "double" else "double"
         elif ch == "'" and state == "none":
             state = "single"
-        i += 1
     return state
 
 

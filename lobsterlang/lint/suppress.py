@@ -8,7 +8,6 @@ from collections.abc import Iterator
 from lobsterlang import ir
 from lobsterlang.diagnostics import Diagnostic
 from lobsterlang.lint.context import LintContext
-from lobsterlang.lint.textmap import part_offsets
 from lobsterlang.span import Span
 
 _IGNORE_RE = re.compile(r"#\s*lobster:\s*ignore(?:\[([^\]]*)\])?")
@@ -69,11 +68,11 @@ def _step_ranges(ctx: LintContext, span: Span) -> list[tuple[int, int]]:
 
 def _script_comments(ctx: LintContext) -> Iterator[Suppression]:
     """Ignore comments written as shell comments inside `run:` scripts (block scalars)."""
-    for unit in ctx.units:
-        if not isinstance(unit.action, ir.ShellRun):
+    for _, run in ctx.shell_runs:
+        template = run.command
+        if "lobster:" not in template.text:
             continue
-        template = unit.action.command
-        for start, part in part_offsets(template):
+        for start, part in ctx.offsets(template):
             if isinstance(part, ir.Text):
                 for found in _IGNORE_RE.finditer(part.value):
                     span = ctx.textmap.span(template, start + found.start(), start + found.end())
@@ -87,6 +86,8 @@ def suppressions(ctx: LintContext) -> list[Suppression]:
 def apply_suppressions(ctx: LintContext, diagnostics: list[Diagnostic], report_unused: bool) -> list[Diagnostic]:
     """Drop suppressed diagnostics; add an L001 finding for each comment that suppressed nothing."""
     found = suppressions(ctx)
+    if not found:
+        return diagnostics
     kept = []
     for diag in diagnostics:
         covering = [s for s in found if s.covers(diag)]

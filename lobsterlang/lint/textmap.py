@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from lobsterlang import ir
 from lobsterlang.span import LineIndex, Span
 
@@ -46,16 +48,20 @@ def align(value: str, raw: str) -> list[int]:
     return mapping
 
 
-class TextMap:
-    """Positions inside templates of one source file."""
+Offsets = Callable[[ir.Template], list[tuple[int, ir.TemplatePart]]]
 
-    def __init__(self, source: str) -> None:
+
+class TextMap:
+    """Positions inside templates of one source file; `offsets` is `part_offsets` or a cache of it."""
+
+    def __init__(self, source: str, offsets: Offsets = part_offsets) -> None:
         self.source = source
+        self.offsets = offsets
         self.index = LineIndex(source)
 
     def offset(self, template: ir.Template, at: int) -> int:
         """The file offset of character `at` of `template.text`."""
-        for start, part in reversed(part_offsets(template)):
+        for start, part in reversed(self.offsets(template)):
             if at >= start or start == 0:
                 return self._in_part(part, at - start)
         return template.span.start

@@ -1,24 +1,34 @@
-"""Flatten a workflow into units (steps, parallel branches, for_each sub-steps) in run order."""
+"""Flatten a workflow into units (steps, parallel branches, for_each sub-steps) in run order.
+
+IR records are final classes, so the walkers of the linter test `type(node) is ir.X`: on a
+Record class (which has a metaclass) `isinstance` costs several times more when it fails.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Literal
 
 from lobsterlang import ir
-from lobsterlang.record import Record
 from lobsterlang.span import Span
 
 UnitKind = Literal["step", "branch", "substep"]
 Action = ir.ShellRun | ir.PipelineRun | ir.WorkflowCall | ir.Parallel | ir.ForEach
 
 
-class Unit(Record):
+class Unit:
     """Something that runs: a top-level step, a branch of a parallel step, or a for_each sub-step.
 
     `index` is the position of the top-level step that owns it; `loop` is the enclosing
-    for_each (sub-steps only); `position` orders sub-steps within their loop.
+    for_each (sub-steps only); `position` orders sub-steps within their loop. `templates`,
+    `data_refs` and `condition_nodes` are what most rules read, worked out once here. A plain
+    slotted class, not a Record: a file has a unit per step, built on every lint.
     """
+
+    __slots__ = (
+        "action", "condition_nodes", "cwd", "data_refs", "env", "id", "id_span", "index", "kind", "loop", "position",
+        "span", "stdin", "step", "templates", "when",
+    )
 
     id: str
     kind: UnitKind
@@ -33,84 +43,93 @@ class Unit(Record):
     loop: ir.ForEach | None
     span: Span
     id_span: Span
+    templates: list[tuple[ir.Template, str]]
+    """The templates it renders at run time, each with the field it sits in."""
+    data_refs: list[tuple[ir.StepRef, str]]
+    """Every `$step.path` it reads, with the field it sits in (its condition excluded)."""
+    condition_nodes: list[ir.Expr]
+    """The nodes of its expression condition (`expr_nodes`), empty without one."""
+
+    def __init__(self, node: ir.Step | ir.Branch, kind: UnitKind, when: ir.Condition | None, step: ir.Step, index: int,
+                 position: int = 0, loop: ir.ForEach | None = None) -> None:
+        self.id, self.kind, self.action, self.stdin = node.id, kind, node.action, node.stdin
+        self.env, self.cwd, self.when, self.step = node.env, node.cwd, when, step
+        self.index, self.position, self.loop = index, position, loop
+        self.span, self.id_span = node.span, node.id_span
+        self.templates = templates(self)
+        self.data_refs = data_refs(self, self.templates)
+        self.condition_nodes = expr_nodes(when.expr) if type(when) is ir.ExprCondition else []
+
+    def __repr__(self) -> str:
+        return f"Unit({self.kind} {self.id!r})"
 
 
 def units(workflow: ir.Workflow) -> Iterator[Unit]:
     """Every unit, parents before their branches and sub-steps."""
     for index, step in enumerate(workflow.steps):
-        yield _step_unit(step, index)
+        yield Unit(step, "step", step.when, step, index)
         action = step.action
-        if isinstance(action, ir.Parallel):
+        if type(action) is ir.Parallel:
             for position, branch in enumerate(action.branches):
-                yield _branch_unit(branch, step, index, position)
-        elif isinstance(action, ir.ForEach):
+                yield Unit(branch, "branch", None, step, index, position)
+        elif type(action) is ir.ForEach:
             for position, sub in enumerate(action.steps):
-                yield Unit(sub.id, "substep", sub.action, sub.stdin, sub.env, sub.cwd, sub.when, step, index, position,
-                           action, sub.span, sub.id_span)
+                yield Unit(sub, "substep", sub.when, step, index, position, action)
 
 
-def _step_unit(step: ir.Step, index: int) -> Unit:
-    return Unit(step.id, "step", step.action, step.stdin, step.env, step.cwd, step.when, step, index, 0, None,
-                step.span, step.id_span)
-
-
-def _branch_unit(branch: ir.Branch, step: ir.Step, index: int, position: int) -> Unit:
-    return Unit(branch.id, "branch", branch.action, branch.stdin, branch.env, branch.cwd, None, step, index, position,
-                None, branch.span, branch.id_span)
-
-
-def templates(unit: Unit) -> Iterator[tuple[ir.Template, str]]:
-    """The templates a unit renders at run time, each with the field it sits in."""
+def templates(unit: Unit) -> list[tuple[ir.Template, str]]:
+    """`Unit.templates`."""
     action = unit.action
-    if isinstance(action, ir.ShellRun):
-        yield action.command, action.key
-    elif isinstance(action, ir.PipelineRun):
-        yield action.template, "pipeline"
-    elif isinstance(action, ir.WorkflowCall):
-        yield action.path, "workflow"
+    found: list[tuple[ir.Template, str]]
+    if type(action) is ir.ShellRun:
+        found = [(action.command, action.key)]
+    elif type(action) is ir.PipelineRun:
+        found = [(action.template, "pipeline")]
+    elif type(action) is ir.WorkflowCall:
+        found = [(action.path, "workflow")]
         for arg in action.args or ():
             if arg.template is not None:
-                yield arg.template, "workflow_args"
+                found.append((arg.template, "workflow_args"))
+    else:
+        found = []
     for env in unit.env or ():
         if env.template is not None:
-            yield env.template, "env"
-    if isinstance(unit.stdin, ir.StdinTemplate):
-        yield unit.stdin.template, "stdin"
+            found.append((env.template, "env"))
+    if type(unit.stdin) is ir.StdinTemplate:
+        found.append((unit.stdin.template, "stdin"))
+    return found
 
 
-def condition_refs(condition: ir.Condition | None) -> Iterator[ir.StepRef]:
-    if isinstance(condition, ir.ExprCondition):
-        yield from expr_refs(condition.expr)
+def expr_nodes(expr: ir.Expr) -> list[ir.Expr]:
+    """Every node of a condition expression, each before its operands (left before right)."""
+    found: list[ir.Expr] = []
+    pending = [expr]
+    while pending:
+        node = pending.pop()
+        found.append(node)
+        if type(node) is ir.Not:
+            pending.append(node.operand)
+        elif type(node) is ir.Compare or type(node) is ir.Logical:
+            pending += (node.right, node.left)
+    return found
 
 
-def expr_nodes(expr: ir.Expr) -> Iterator[ir.Expr]:
-    """Every node of a condition expression, each before its operands."""
-    yield expr
-    if isinstance(expr, ir.Not):
-        yield from expr_nodes(expr.operand)
-    elif isinstance(expr, ir.Compare | ir.Logical):
-        yield from expr_nodes(expr.left)
-        yield from expr_nodes(expr.right)
-
-
-def expr_refs(expr: ir.Expr) -> Iterator[ir.StepRef]:
-    return (node for node in expr_nodes(expr) if isinstance(node, ir.StepRef))
-
-
-def data_refs(unit: Unit) -> Iterator[tuple[ir.StepRef, str]]:
-    """Every `$step.path` the unit reads, with the field it sits in (conditions excluded)."""
-    if isinstance(unit.stdin, ir.StdinRef):
-        yield unit.stdin.ref, "stdin"
-    if isinstance(unit.action, ir.ForEach):
+def data_refs(unit: Unit, rendered: Iterable[tuple[ir.Template, str]]) -> list[tuple[ir.StepRef, str]]:
+    """`Unit.data_refs`; `rendered` is `templates(unit)`."""
+    found: list[tuple[ir.StepRef, str]] = []
+    if type(unit.stdin) is ir.StdinRef:
+        found.append((unit.stdin.ref, "stdin"))
+    if type(unit.action) is ir.ForEach:
         source = unit.action.source
-        if isinstance(source, ir.StdinRef):
-            yield source.ref, "for_each"
-        elif isinstance(source, ir.StdinTemplate):
-            yield from ((p, "for_each") for p in source.template.parts if isinstance(p, ir.StepRef))
-    for template, field in templates(unit):
+        if type(source) is ir.StdinRef:
+            found.append((source.ref, "for_each"))
+        elif type(source) is ir.StdinTemplate:
+            found += ((p, "for_each") for p in source.template.parts if type(p) is ir.StepRef)
+    for template, field in rendered:
         for part in template.parts:
-            if isinstance(part, ir.StepRef):
-                yield part, field
+            if type(part) is ir.StepRef:
+                found.append((part, field))
+    return found
 
 
 def stages(unit: Unit) -> tuple[ir.Stage, ...]:

@@ -11,6 +11,7 @@ from lobsterlang import ir
 from lobsterlang.diagnostics import Diagnostic, Severity
 from lobsterlang.lint.context import LintContext
 from lobsterlang.lint.effects import (
+    MODEL_COMMANDS,
     is_model_stage,
     is_model_unit,
     shell_effect_match,
@@ -51,18 +52,11 @@ def effect_site(ctx: LintContext, unit: Unit) -> Span:
     return unit.id_span
 
 
-def side_effects(ctx: LintContext) -> Iterator[tuple[Unit, str]]:
-    for unit in ctx.units:
-        why = ctx.side_effect(unit)
-        if why:
-            yield unit, why
-
-
 @rule("L401", "unapproved-side-effect", Severity.WARNING, "a side-effecting step with no approval step before it")
 def unapproved_side_effect(ctx: LintContext) -> Iterator[Diagnostic]:
     if ctx.workflow is None:
         return
-    for unit, why in side_effects(ctx):
+    for unit, why in ctx.side_effects.items():
         if gate_before(ctx, unit) is not None:
             continue
         own = unit.kind == "step" and unit.step.approval is not None
@@ -75,15 +69,19 @@ def unapproved_side_effect(ctx: LintContext) -> Iterator[Diagnostic]:
 
 @rule("L402", "approval-gates-nothing", Severity.WARNING, "an approval step with nothing after it to gate")
 def approval_gates_nothing(ctx: LintContext) -> Iterator[Diagnostic]:
-    for gate in approval_steps(ctx):
-        if not any(u.index > gate.index and u.action is not None for u in ctx.steps):
+    gates = approval_steps(ctx)
+    last_action = max((u.index for u in ctx.steps if u.action is not None), default=-1) if gates else -1
+    for gate in gates:
+        if last_action <= gate.index:
             assert gate.step.approval is not None
             yield ctx.diag("L402", gate.step.approval.span, f"approval step `{gate.id}` gates nothing: no step runs after it",
                            "put the approval before the step that acts, or remove it")
 
 
 def _nested_gate_stages(ctx: LintContext) -> Iterator[tuple[Unit, ir.Stage]]:
-    for pipeline, unit in ctx.pipelines():
+    if _HALTING_STAGES.isdisjoint(ctx.stages_by_name):
+        return
+    for pipeline, unit in ctx.pipelines:
         if unit is not None and unit.kind != "step":
             yield from ((unit, s) for s in pipeline.stages if s.name.value in _HALTING_STAGES)
 
@@ -139,7 +137,7 @@ def _retries(retry: ir.Retry | None) -> bool:
 
 @rule("L404", "retry-side-effect", Severity.WARNING, "`retry` on a side-effecting step")
 def retry_side_effect(ctx: LintContext) -> Iterator[Diagnostic]:
-    for unit, why in side_effects(ctx):
+    for unit, why in ctx.side_effects.items():
         retry = unit.step.retry
         if _retries(retry) and unit.kind != "substep":
             assert retry is not None
@@ -159,7 +157,7 @@ def shown_steps(gate: Unit) -> set[str]:
 
 def consumed(ctx: LintContext, unit: Unit) -> list[ir.StepRef]:
     """Data refs of a unit (loop sources included for sub-steps), without boolean fields."""
-    refs = [ref for ref, _ in ctx.data_refs(unit)]
+    refs = [ref for ref, _ in unit.data_refs]
     if unit.loop is not None and isinstance(unit.loop.source, ir.StdinRef):
         refs.append(unit.loop.source.ref)
     skip = set(loop_vars(unit.loop)) if unit.loop else set()
@@ -168,8 +166,10 @@ def consumed(ctx: LintContext, unit: Unit) -> list[ir.StepRef]:
 
 @rule("L405", "approved-not-executed", Severity.WARNING, "the side-effecting step acts on data the approver was not shown")
 def approved_not_executed(ctx: LintContext) -> Iterator[Diagnostic]:
+    if not approval_steps(ctx):
+        return
     index = {u.id: u.index for u in ctx.steps}
-    for unit, _ in side_effects(ctx):
+    for unit in ctx.side_effects:
         gate = gate_before(ctx, unit)
         shown = shown_steps(gate) if gate else set()
         if gate is None or not shown:
@@ -201,7 +201,9 @@ def blind_approval(ctx: LintContext) -> Iterator[Diagnostic]:
 
 @rule("L407", "effect-before-approve", Severity.ERROR, "a side effect before `approve` in the same pipeline")
 def effect_before_approve(ctx: LintContext) -> Iterator[Diagnostic]:
-    for pipeline, _ in ctx.pipelines():
+    if "approve" not in ctx.stages_by_name:
+        return
+    for pipeline, _ in ctx.pipelines:
         names = [s.name.value for s in pipeline.stages]
         if "approve" not in names:
             continue
@@ -214,7 +216,7 @@ def effect_before_approve(ctx: LintContext) -> Iterator[Diagnostic]:
 
 
 def _pipeline_model_flows(ctx: LintContext) -> Iterator[Diagnostic]:
-    for pipeline, _ in ctx.pipelines():
+    for pipeline, _ in ctx.pipelines:
         model = None
         for stage in pipeline.stages:
             if stage.name.value == "approve":
@@ -245,7 +247,7 @@ def _tainted_use(ctx: LintContext, unit: Unit, refs: list[ir.StepRef], tainted: 
     if in_shell:
         yield ctx.diag("L408", ref.span, f"model output from `{origin}` is pasted into shell text of `{unit.id}` without approval",
                        "never run model output as code; pass it as data (stdin) after an approval step")
-    elif ctx.side_effect(unit):
+    elif unit in ctx.side_effects:
         yield ctx.diag("L408", ref.span, f"`{unit.id}` acts on model output from `{origin}` that nobody approved",
                        f"add an approval step with `stdin: {ref.text}` before `{unit.id}`")
     else:
@@ -254,5 +256,7 @@ def _tainted_use(ctx: LintContext, unit: Unit, refs: list[ir.StepRef], tainted: 
 
 @rule("L408", "unreviewed-model-output", Severity.WARNING, "model output flows into shell text or a side effect without approval")
 def unreviewed_model_output(ctx: LintContext) -> Iterator[Diagnostic]:
+    if MODEL_COMMANDS.isdisjoint(ctx.stages_by_name):
+        return
     yield from _pipeline_model_flows(ctx)
     yield from _step_model_flows(ctx)

@@ -7,26 +7,33 @@ from collections.abc import Iterator
 from difflib import get_close_matches
 
 from lobsterlang import ir
-from lobsterlang.commands.specs import BY_NAME, CommandSpec, command
+from lobsterlang.commands.specs import BY_NAME, CommandSpec, FlagSpec
 from lobsterlang.diagnostics import Diagnostic, Severity
 from lobsterlang.lint.context import LintContext
-from lobsterlang.lint.effects import positionals
+from lobsterlang.lint.effects import flags, positionals
 from lobsterlang.lint.registry import rule
 
 WHERE_RE = re.compile(r"^([a-zA-Z0-9_.]+)\s*(==|=|!=|<=|>=|<|>)\s*(.+)$", re.DOTALL)
 _GROUP_BY_SPELLINGS = frozenset({"group_by", "group-by", "groupby", "Group_by", "GroupBy"})
 
 
-def all_stages(ctx: LintContext) -> Iterator[ir.Stage]:
-    for pipeline, _ in ctx.pipelines():
-        yield from pipeline.stages
+class _Table:
+    """What the rules look up in one command's spec, worked out once per process."""
+
+    def __init__(self, spec: CommandSpec) -> None:
+        self.flags: dict[str, FlagSpec] = {}
+        """`spec.flag(name)` for every name and alias."""
+        for flag in spec.flags:
+            for name in (flag.name, *flag.aliases):
+                self.flags.setdefault(name, flag)
+        self.has_bool = any(f.kind == "bool" for f in spec.flags)
+        self.required_flags = tuple(f.name for f in spec.flags if f.required)
+        self.required_positionals = [p.name for p in spec.positionals if p.required]
+        self.positional_names = frozenset(p.name for p in spec.positionals)
+        self.has_requirements = bool(self.required_flags or self.required_positionals or spec.requires_one_of)
 
 
-def known_stages(ctx: LintContext) -> Iterator[tuple[ir.Stage, CommandSpec]]:
-    for stage in all_stages(ctx):
-        spec = command(stage.name.value)
-        if spec is not None:
-            yield stage, spec
+_TABLES = {name: _Table(spec) for name, spec in BY_NAME.items()}
 
 
 def _templated(word: ir.Word) -> bool:
@@ -35,65 +42,80 @@ def _templated(word: ir.Word) -> bool:
 
 @rule("L201", "unknown-command", Severity.ERROR, "a pipeline stage names a command that does not exist")
 def unknown_command(ctx: LintContext) -> Iterator[Diagnostic]:
-    for stage in all_stages(ctx):
+    if len(ctx.known_stages) == len(ctx.stages):
+        return
+    for stage in ctx.stages:
         name = stage.name.value
-        if command(name) or _templated(stage.name) or name in _GROUP_BY_SPELLINGS:
+        if name in BY_NAME or _templated(stage.name) or name in _GROUP_BY_SPELLINGS:
             continue
         close = get_close_matches(name, list(BY_NAME), n=1, cutoff=0.6)
         hint = f"did you mean `{close[0]}`?" if close else "`lobster help` lists the commands (`commands.list` in a pipeline)"
         yield ctx.diag("L201", stage.name.span, f"unknown command `{name}`", hint)
 
 
-def _flags(stage: ir.Stage) -> Iterator[ir.Flag]:
-    return (arg for arg in stage.args if isinstance(arg, ir.Flag))
+Known = tuple[ir.Stage, CommandSpec, _Table, list[ir.Flag]]
+
+
+def known_stages(ctx: LintContext) -> tuple[Known, ...]:
+    """Each stage of a standard command with its spec, the spec's table and the stage's flags (shared by L202-L204)."""
+    return tuple([(stage, spec, _TABLES[spec.name], flags(stage)) for stage, spec in ctx.known_stages])
 
 
 @rule("L202", "unknown-flag", Severity.ERROR, "a flag that the command does not accept")
 def unknown_flag(ctx: LintContext) -> Iterator[Diagnostic]:
-    for stage, spec in known_stages(ctx):
-        names = [n for f in spec.flags for n in (f.name, *f.aliases)]
-        for flag in _flags(stage):
-            if spec.flag(flag.name) is None:
+    for _, spec, table, given in ctx.shared(known_stages):
+        for flag in given:
+            if flag.name not in table.flags:
+                names = [n for f in spec.flags for n in (f.name, *f.aliases)]
                 close = get_close_matches(flag.name, names, n=1)
                 hint = f"did you mean `--{close[0]}`?" if close else f"`lobster help {spec.name}` lists its flags"
                 yield ctx.diag("L202", flag.name_span, f"`{spec.name}` has no flag `--{flag.name}`; the command ignores it", hint)
 
 
-def swallowed(stage: ir.Stage, spec: CommandSpec) -> list[ir.Flag]:
-    """Boolean flags written bare whose next word was taken as their value."""
-    out = []
-    for flag in _flags(stage):
-        known = spec.flag(flag.name)
-        if known and known.kind == "bool" and flag.style == "separate" and flag.value and flag.value.value not in ("true", "false"):
-            out.append(flag)
+def swallowed(table: _Table, given: list[ir.Flag]) -> list[ir.Flag]:
+    """Boolean flags written bare whose next word was taken as their value (`given`: a stage's flags)."""
+    out: list[ir.Flag] = []
+    if not table.has_bool:
+        return out
+    for flag in given:
+        if flag.style == "separate" and flag.value and flag.value.value not in ("true", "false"):
+            known = table.flags.get(flag.name)
+            if known is not None and known.kind == "bool":
+                out.append(flag)
     return out
 
 
-def _given(stage: ir.Stage, spec: CommandSpec, name: str) -> bool:
-    wanted = spec.flag(name)
-    if wanted is not None and any(spec.flag(f.name) is wanted for f in _flags(stage)):
-        return True
-    return any(p.name == name for p in spec.positionals) and bool(positionals(stage))
+def _given(table: _Table, given: list[ir.Flag], words: list[ir.Word], name: str) -> bool:
+    """Whether flag or positional `name` is given (`given` and `words`: the stage's flags and positionals)."""
+    wanted = table.flags.get(name)
+    if wanted is not None:
+        for flag in given:
+            if table.flags.get(flag.name) is wanted:
+                return True
+    return name in table.positional_names and bool(words)
 
 
-def _missing(stage: ir.Stage, spec: CommandSpec) -> list[str]:
-    missing = [f"--{f.name}" for f in spec.flags if f.required and not _given(stage, spec, f.name)]
-    missing += [p.name for p in spec.positionals if p.required and not positionals(stage)]
-    if spec.requires_one_of and not any(_given(stage, spec, n) for n in spec.requires_one_of):
+def _missing(stage: ir.Stage, spec: CommandSpec, table: _Table, given: list[ir.Flag]) -> list[str]:
+    words = positionals(stage)
+    missing = [f"--{n}" for n in table.required_flags if not _given(table, given, words, n)] if table.required_flags else []
+    if not words:
+        missing += table.required_positionals
+    if spec.requires_one_of and not any(_given(table, given, words, n) for n in spec.requires_one_of):
         missing.append(" or ".join(_label(spec, n) for n in spec.requires_one_of))
     return missing
 
 
 def _label(spec: CommandSpec, name: str) -> str:
-    return f"--{name}" if spec.flag(name) else f"<{name}>"
+    return f"--{name}" if name in _TABLES[spec.name].flags else f"<{name}>"
 
 
 @rule("L203", "missing-argument", Severity.ERROR, "a command is missing a required flag or positional argument")
 def missing_argument(ctx: LintContext) -> Iterator[Diagnostic]:
-    for stage, spec in known_stages(ctx):
-        if swallowed(stage, spec):
+    for stage, spec, table, given in ctx.shared(known_stages):
+        missing = _missing(stage, spec, table, given) if table.has_requirements else None
+        if not missing or swallowed(table, given):
             continue
-        for what in _missing(stage, spec):
+        for what in missing:
             example = f"; for example `{spec.examples[0]}`" if spec.examples else ""
             yield ctx.diag("L203", stage.name.span, f"`{spec.name}` requires {what}", f"add {what}{example}")
 
@@ -101,8 +123,8 @@ def missing_argument(ctx: LintContext) -> Iterator[Diagnostic]:
 @rule("L204", "bare-flag-swallows-argument", Severity.ERROR,
       "a bare boolean flag followed by a word takes that word as its value", fixable=True)
 def bare_flag_swallows(ctx: LintContext) -> Iterator[Diagnostic]:
-    for stage, spec in known_stages(ctx):
-        for flag in swallowed(stage, spec):
+    for _, _, table, given in ctx.shared(known_stages):
+        for flag in swallowed(table, given):
             assert flag.value is not None
             fix = ctx.replace(flag.name_span, f"--{flag.name}", f"--{flag.name}=true", f"write --{flag.name}=true")
             yield ctx.diag(
@@ -114,9 +136,7 @@ def bare_flag_swallows(ctx: LintContext) -> Iterator[Diagnostic]:
 
 @rule("L205", "invalid-where", Severity.ERROR, "a `where` expression the reference cannot parse")
 def invalid_where(ctx: LintContext) -> Iterator[Diagnostic]:
-    for stage in all_stages(ctx):
-        if stage.name.value != "where":
-            continue
+    for stage in ctx.stages_by_name.get("where", ()):
         words = positionals(stage)
         if not words or _templated(words[0]) or WHERE_RE.match(words[0].value):
             continue
@@ -130,7 +150,9 @@ def invalid_where(ctx: LintContext) -> Iterator[Diagnostic]:
 
 @rule("L206", "approve-in-pipeline-step", Severity.ERROR, "`approve` inside a workflow's `pipeline:` step")
 def approve_in_pipeline_step(ctx: LintContext) -> Iterator[Diagnostic]:
-    for pipeline, unit in ctx.pipelines():
+    if "approve" not in ctx.stages_by_name:
+        return
+    for pipeline, unit in ctx.pipelines:
         if unit is None or unit.kind != "step":
             continue
         for stage in pipeline.stages:
@@ -144,7 +166,9 @@ def approve_in_pipeline_step(ctx: LintContext) -> Iterator[Diagnostic]:
 
 @rule("L207", "group-by-spelling", Severity.ERROR, "`group_by` is spelled `groupBy`", fixable=True)
 def group_by_spelling(ctx: LintContext) -> Iterator[Diagnostic]:
-    for stage in all_stages(ctx):
+    if _GROUP_BY_SPELLINGS.isdisjoint(ctx.stages_by_name):
+        return
+    for stage in ctx.stages:
         if stage.name.value in _GROUP_BY_SPELLINGS and not _templated(stage.name):
             fix = ctx.replace(stage.name.span, stage.name.value, "groupBy", "rename to groupBy")
             yield ctx.diag("L207", stage.name.span, f"unknown command `{stage.name.value}`: the command is `groupBy`",

@@ -11,7 +11,6 @@ from lobsterlang.diagnostics import Diagnostic, Severity
 from lobsterlang.lint.context import LintContext
 from lobsterlang.lint.registry import rule
 from lobsterlang.lint.shellquote import quote_state
-from lobsterlang.lint.textmap import part_offsets
 
 _SHELL_SPECIAL = re.compile(r"[\s;|&<>()$`*?\[\]'\"\\]")
 _PIPELINE_SPECIAL = re.compile(r"[\s'\"|]")
@@ -21,13 +20,17 @@ _HINT = "lobsterlang substitutes args as data; run with `--raw-args` for the ref
 @rule("L309", "needs-raw-args", Severity.WARNING, "the file relies on raw `${arg}` text substitution (`--raw-args`)")
 def needs_raw_args(ctx: LintContext) -> Iterator[Diagnostic]:
     defaults = _string_defaults(ctx)
+    shell_defaults = {name: value for name, value in defaults.items() if _SHELL_SPECIAL.search(value)}
     for unit in ctx.units:
-        for template, _field in ctx.templates(unit):
-            yield from _reference_building(ctx, template)
-        if isinstance(unit.action, ir.ShellRun):
-            yield from _shell_splitting(ctx, unit.action.command, defaults)
-    for pipeline, _unit in ctx.pipelines():
-        yield from _pipeline_retokenising(ctx, pipeline, defaults)
+        for template, _field in unit.templates:
+            if "$${" in template.text or "}." in template.text:
+                yield from _reference_building(ctx, template)
+        if shell_defaults and isinstance(unit.action, ir.ShellRun):
+            yield from _shell_splitting(ctx, unit.action.command, shell_defaults)
+    pipeline_defaults = {name: value for name, value in defaults.items() if _PIPELINE_SPECIAL.search(value)}
+    if pipeline_defaults:
+        for pipeline, _unit in ctx.pipelines:
+            yield from _pipeline_retokenising(ctx, pipeline, pipeline_defaults)
 
 
 def _string_defaults(ctx: LintContext) -> dict[str, str]:
@@ -38,7 +41,7 @@ def _string_defaults(ctx: LintContext) -> dict[str, str]:
 def _reference_building(ctx: LintContext, template: ir.Template) -> Iterator[Diagnostic]:
     """`$${x}.json` or `${x}.stdout`: the reference re-scans the substituted text for `$step` refs."""
     text = template.text
-    for start, part in part_offsets(template):
+    for start, part in ctx.offsets(template):
         if not isinstance(part, ir.ArgRef):
             continue
         end = start + len(part.name) + 3
@@ -49,10 +52,13 @@ def _reference_building(ctx: LintContext, template: ir.Template) -> Iterator[Dia
 
 
 def _shell_splitting(ctx: LintContext, command: ir.Template, defaults: dict[str, str]) -> Iterator[Diagnostic]:
-    """Unquoted `${x}` whose default holds spaces or shell syntax: the author expects the shell to parse it."""
-    for start, part in part_offsets(command):
+    """Unquoted `${x}` whose default holds spaces or shell syntax: the author expects the shell to parse it.
+
+    `defaults` holds only such defaults.
+    """
+    for start, part in ctx.offsets(command):
         value = defaults.get(part.name) if isinstance(part, ir.ArgRef) else None
-        if value is None or not _SHELL_SPECIAL.search(value) or quote_state(command.text, start) != "none":
+        if value is None or quote_state(command.text, start) != "none":
             continue
         assert isinstance(part, ir.ArgRef)
         message = f"the default of `{part.name}` ({_show(value)}) is shell syntax, but lobsterlang passes it as one word"
@@ -60,14 +66,17 @@ def _shell_splitting(ctx: LintContext, command: ir.Template, defaults: dict[str,
 
 
 def _pipeline_retokenising(ctx: LintContext, pipeline: ir.Pipeline, defaults: dict[str, str]) -> Iterator[Diagnostic]:
-    """`${x}` in a pipeline word whose default has spaces, quotes or `|`: the reference re-tokenises it."""
+    """`${x}` in a pipeline word whose default has spaces, quotes or `|`: the reference re-tokenises it.
+
+    `defaults` holds only such defaults.
+    """
     for stage in pipeline.stages:
         for word in _words(stage):
             for ref in word.template.refs if word.template else ():
                 if not isinstance(ref, ir.ArgRef):
                     continue
                 value = defaults.get(ref.name)
-                if value is not None and _PIPELINE_SPECIAL.search(value):
+                if value is not None:
                     message = f"the default of `{ref.name}` ({_show(value)}) would be split into words by the reference; here it stays one word"
                     yield ctx.diag("L309", ref.span, message, _HINT)
 

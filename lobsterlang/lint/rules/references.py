@@ -12,7 +12,6 @@ from lobsterlang.diagnostics import Diagnostic, Severity
 from lobsterlang.lint.context import LintContext
 from lobsterlang.lint.registry import rule
 from lobsterlang.lint.scope import is_shell_like_name, loop_vars, visible
-from lobsterlang.lint.textmap import part_offsets
 from lobsterlang.lint.walk import Unit
 
 _STRICT_FIELDS = frozenset({"stdin", "for_each", "when"})
@@ -38,107 +37,136 @@ def env_arg_name(name: str) -> str:
     return _NOT_ENV_CHARS.sub("_", name.strip().upper()).strip("_")
 
 
-def step_refs(ctx: LintContext) -> tuple[tuple[Unit, ir.StepRef, str], ...]:
-    return ctx.step_refs
+Resolved = tuple[Unit, ir.StepRef, str, list[Unit] | None]
+"""A step reference, its unit and field, and the steps it can name (None: a loop variable)."""
 
 
-def _resolve(ctx: LintContext, unit: Unit, name: str) -> list[Unit]:
-    return [u for u in ctx.by_id.get(name, ()) if u.kind != "substep" or u.loop is unit.loop]
+def _resolve(ctx: LintContext, unit: Unit, name: str) -> list[Unit] | None:
+    """The units that `$name` can mean where `unit` runs (None: a loop variable)."""
+    if unit.loop is not None and name in loop_vars(unit.loop):
+        return None
+    found = []
+    for target in ctx.by_id.get(name, ()):
+        if target.kind != "substep" or target.loop is unit.loop:
+            found.append(target)
+    return found
 
 
-def _is_loop_var(unit: Unit, name: str) -> bool:
-    return unit.loop is not None and name in loop_vars(unit.loop)
+def resolved_refs(ctx: LintContext) -> tuple[Resolved, ...]:
+    """Every step reference with what it resolves to (shared by L101-L104)."""
+    return tuple([(unit, ref, field, _resolve(ctx, unit, ref.step)) for unit, ref, field in ctx.step_refs])
 
 
-def _unknown(ctx: LintContext, unit: Unit, ref: ir.StepRef, field: str) -> bool:
-    if _is_loop_var(unit, ref.step) or _resolve(ctx, unit, ref.step):
+def _unknown(ref: ir.StepRef, field: str, targets: list[Unit] | None) -> bool:
+    if targets is None or targets:
         return False
     return field in _STRICT_FIELDS or not is_shell_like_name(ref.step)
 
 
 @rule("L101", "unknown-step-ref", Severity.ERROR, "a `$step.field` reference names a step that does not exist")
 def unknown_step_ref(ctx: LintContext) -> Iterator[Diagnostic]:
-    known = sorted({u.id for u in ctx.units})
-    for unit, ref, field in step_refs(ctx):
-        if not _unknown(ctx, unit, ref, field):
-            continue
-        close = get_close_matches(ref.step, known, n=1)
-        inner = [u for u in ctx.by_id.get(ref.step, ()) if u.kind == "substep"]
-        if inner:
-            hint = "for_each sub-step results exist only inside their loop; reference the loop step instead"
-        else:
-            hint = f"did you mean `${close[0]}`?" if close else "reference an earlier step by its id"
-        effect = "fails at run time" if field in _STRICT_FIELDS else "is left in the text verbatim"
-        yield ctx.diag("L101", ref.span, f"unknown step `{ref.step}` in `{ref.text}` ({field}); the reference {effect}", hint)
+    for _, ref, field, targets in ctx.shared(resolved_refs):
+        if _unknown(ref, field, targets):
+            yield _unknown_ref(ctx, ref, field)
 
 
-def _targets(ctx: LintContext, unit: Unit, ref: ir.StepRef) -> list[Unit]:
-    return [] if _is_loop_var(unit, ref.step) else _resolve(ctx, unit, ref.step)
+def _unknown_ref(ctx: LintContext, ref: ir.StepRef, field: str) -> Diagnostic:
+    inner = [u for u in ctx.by_id.get(ref.step, ()) if u.kind == "substep"]
+    if inner:
+        hint = "for_each sub-step results exist only inside their loop; reference the loop step instead"
+    else:
+        close = get_close_matches(ref.step, sorted({u.id for u in ctx.units}), n=1)
+        hint = f"did you mean `${close[0]}`?" if close else "reference an earlier step by its id"
+    effect = "fails at run time" if field in _STRICT_FIELDS else "is left in the text verbatim"
+    return ctx.diag("L101", ref.span, f"unknown step `{ref.step}` in `{ref.text}` ({field}); the reference {effect}", hint)
 
 
 @rule("L102", "forward-step-ref", Severity.ERROR, "a reference to a step that has not run yet")
 def forward_step_ref(ctx: LintContext) -> Iterator[Diagnostic]:
-    for unit, ref, field in step_refs(ctx):
-        targets = [t for t in _targets(ctx, unit, ref) if t is not unit and not (t.kind == "step" and t.step is unit.step)]
-        if targets and not any(visible(unit, t) for t in targets):
+    for unit, ref, field, found in ctx.shared(resolved_refs):
+        targets = _others(unit, found) if found else None
+        if targets and not (visible(unit, targets[0]) or any(visible(unit, t) for t in targets[1:])):
             why = "runs concurrently" if targets[0].kind == "branch" and targets[0].step is unit.step else "runs later"
             yield ctx.diag("L102", ref.span, f"`{ref.text}` refers to step `{ref.step}`, which {why} ({field} of {unit.id})",
                            "steps can only read the results of steps before them; move the step or the reference")
 
 
+def _others(unit: Unit, targets: list[Unit]) -> list[Unit]:
+    """The targets other than `unit` itself and its own step."""
+    found = []
+    for target in targets:
+        if target is not unit and not (target.kind == "step" and target.step is unit.step):
+            found.append(target)
+    return found
+
+
 @rule("L103", "self-step-ref", Severity.ERROR, "a step refers to its own result")
 def self_step_ref(ctx: LintContext) -> Iterator[Diagnostic]:
-    for unit, ref, field in step_refs(ctx):
-        if ref.step == unit.id and not _is_loop_var(unit, ref.step):
+    for unit, ref, field, targets in ctx.shared(resolved_refs):
+        if ref.step == unit.id and targets is not None:
             yield ctx.diag("L103", ref.span, f"step `{unit.id}` refers to its own result `{ref.text}` ({field})",
                            "a step's record does not exist while it runs; reference an earlier step")
 
 
 @rule("L104", "approved-not-approval", Severity.WARNING, "`.approved` on a step that is not an approval step")
 def approved_not_approval(ctx: LintContext) -> Iterator[Diagnostic]:
-    for unit, ref, field in step_refs(ctx):
-        if ref.field != "approved":
+    for _, ref, field, targets in ctx.shared(resolved_refs):
+        if ref.path[0] != "approved" or not targets:
             continue
-        targets = _targets(ctx, unit, ref)
-        if targets and not any(t.kind == "step" and t.step.approval is not None for t in targets):
+        if not any(t.kind == "step" and t.step.approval is not None for t in targets):
             yield ctx.diag("L104", ref.span, f"`{ref.text}` is always false: step `{ref.step}` has no approval ({field})",
                            f"add `approval:` to step `{ref.step}`, or reference the approval step that gates it")
 
 
-def arg_refs(ctx: LintContext) -> Iterator[ir.ArgRef]:
+def _add_args(found: list[ir.ArgRef], template: ir.Template | None) -> None:
+    if template is not None:
+        for part in template.parts:
+            if type(part) is ir.ArgRef:
+                found.append(part)
+
+
+def arg_refs(ctx: LintContext) -> tuple[ir.ArgRef, ...]:
+    """Every `${arg}` of the file, in order (shared by L105 and L106)."""
+    found: list[ir.ArgRef] = []
     for unit in ctx.units:
-        for template, _ in ctx.templates(unit):
-            yield from (p for p in template.parts if isinstance(p, ir.ArgRef))
-        if unit.cwd is not None:
-            yield from (p for p in unit.cwd.parts if isinstance(p, ir.ArgRef))
+        for template, _ in unit.templates:
+            _add_args(found, template)
+        _add_args(found, unit.cwd)
     workflow = ctx.workflow
     if workflow is not None:
-        for maybe in [workflow.cwd, *(e.template for e in workflow.env or ())]:
-            yield from (p for p in (maybe.parts if maybe else ()) if isinstance(p, ir.ArgRef))
+        _add_args(found, workflow.cwd)
+        for env in workflow.env or ():
+            _add_args(found, env.template)
+    return tuple(found)
 
 
 @rule("L105", "undeclared-arg", Severity.WARNING, "a `${arg}` that is not declared in `args`")
 def undeclared_arg(ctx: LintContext) -> Iterator[Diagnostic]:
     if ctx.workflow is None:
         return
-    names = sorted(ctx.arg_names)
-    for ref in arg_refs(ctx):
+    for ref in ctx.shared(arg_refs):
         if ref.name not in ctx.arg_names:
-            close = get_close_matches(ref.name, names, n=1)
+            close = get_close_matches(ref.name, sorted(ctx.arg_names), n=1)
             hint = f"did you mean `${{{close[0]}}}`?" if close else f"declare it: `args: {{{ref.name}: {{default: ...}}}}`"
             yield ctx.diag("L105", ref.span, f"`${{{ref.name}}}` is not declared in args; without a value it stays in the text verbatim", hint)
 
 
-def all_texts(ctx: LintContext) -> Iterator[tuple[ir.Template, Unit | None]]:
+def all_texts(ctx: LintContext) -> tuple[tuple[ir.Template, Unit | None], ...]:
     """Every template of the file with its unit (None for workflow-level env and cwd)."""
+    found: list[tuple[ir.Template, Unit | None]] = []
     for unit in ctx.units:
-        for template, _ in ctx.templates(unit):
-            yield template, unit
-    workflow = ctx.workflow
-    if workflow is not None:
-        for env in workflow.env or ():
-            if env.template is not None:
-                yield env.template, None
+        for template, _ in unit.templates:
+            found.append((template, unit))
+    workflow_env = ctx.workflow.env if ctx.workflow else None
+    for env in workflow_env or ():
+        if env.template is not None:
+            found.append((env.template, None))
+    return tuple(found)
+
+
+def joined_text(ctx: LintContext) -> str:
+    """The text of every template, one per line (for a quick look before scanning each)."""
+    return "\n".join(t.text for t, _ in ctx.shared(all_texts))
 
 
 @rule("L106", "unused-arg", Severity.WARNING, "a declared arg that nothing uses")
@@ -146,13 +174,14 @@ def unused_arg(ctx: LintContext) -> Iterator[Diagnostic]:
     workflow = ctx.workflow
     if workflow is None or not workflow.args:
         return
-    used = {ref.name for ref in arg_refs(ctx)}
-    texts = "\n".join(t.text for t, _ in all_texts(ctx))
+    used = {ref.name for ref in ctx.shared(arg_refs)}
+    unused = [arg for arg in workflow.args if arg.name not in used]
+    texts = ctx.shared(joined_text) if unused else ""
     if "LOBSTER_ARGS_JSON" in texts:
         return
-    env_names = set(_LOBSTER_ENV_RE.findall(texts))
-    for arg in workflow.args:
-        if arg.name not in used and f"LOBSTER_ARG_{env_arg_name(arg.name)}" not in env_names:
+    env_names = set(_LOBSTER_ENV_RE.findall(texts)) if "LOBSTER_" in texts else set()
+    for arg in unused:
+        if f"LOBSTER_ARG_{env_arg_name(arg.name)}" not in env_names:
             yield ctx.diag("L106", arg.name_span, f"arg `{arg.name}` is declared but never used",
                            f"use it as `\"$LOBSTER_ARG_{env_arg_name(arg.name)}\"` in a command, or remove it")
 
@@ -177,14 +206,20 @@ def _env_problem(name: str, declared: set[str]) -> tuple[str, str] | None:
 
 @rule("L107", "unknown-lobster-env", Severity.WARNING, "a `LOBSTER_*` environment variable the runtime does not provide")
 def unknown_lobster_env(ctx: LintContext) -> Iterator[Diagnostic]:
+    if "LOBSTER_" not in ctx.shared(joined_text):
+        return
     args = {f"LOBSTER_ARG_{env_arg_name(n)}" for n in ctx.arg_names}
-    for template, unit in all_texts(ctx):
-        declared = args | _defined_env(ctx, unit)
-        for start, part in part_offsets(template):
-            if not isinstance(part, ir.Text):
-                continue
-            for found in _LOBSTER_ENV_RE.finditer(part.value):
-                problem = _env_problem(found.group(1), declared)
-                if problem:
-                    span = ctx.textmap.span(template, start + found.start(1), start + found.end(1))
-                    yield ctx.diag("L107", span, problem[0], problem[1])
+    for template, unit in ctx.shared(all_texts):
+        if "LOBSTER_" in template.text:
+            yield from _env_uses(ctx, template, args | _defined_env(ctx, unit))
+
+
+def _env_uses(ctx: LintContext, template: ir.Template, declared: set[str]) -> Iterator[Diagnostic]:
+    for start, part in ctx.offsets(template):
+        if not isinstance(part, ir.Text):
+            continue
+        for found in _LOBSTER_ENV_RE.finditer(part.value):
+            problem = _env_problem(found.group(1), declared)
+            if problem:
+                span = ctx.textmap.span(template, start + found.start(1), start + found.end(1))
+                yield ctx.diag("L107", span, problem[0], problem[1])

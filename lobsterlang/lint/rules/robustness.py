@@ -18,6 +18,8 @@ UNKNOWN: Any = object()
 
 @rule("L501", "duplicate-step-id", Severity.WARNING, "a for_each sub-step id or loop variable that repeats a step id")
 def duplicate_step_id(ctx: LintContext) -> Iterator[Diagnostic]:
+    if not any(isinstance(step.action, ir.ForEach) for step in ctx.steps):
+        return
     outer = {u.id for u in ctx.units if u.kind != "substep"}
     for unit in ctx.units:
         if unit.kind == "substep" and unit.id in outer:
@@ -66,19 +68,32 @@ def mixed_compare(expr: ir.Compare) -> str | None:
     return None
 
 
-def compares(expr: ir.Expr) -> Iterator[ir.Compare]:
-    return (node for node in expr_nodes(expr) if isinstance(node, ir.Compare))
+Checked = tuple[Unit, ir.Condition, tuple[tuple[ir.Compare, str | None], ...]]
+
+
+def checked_conditions(ctx: LintContext) -> tuple[Checked, ...]:
+    """Each condition with its comparisons and why each is constant (shared by L502 and L503)."""
+    return tuple(
+        (unit, unit.when, tuple((e, mixed_compare(e)) for e in unit.condition_nodes if isinstance(e, ir.Compare)))
+        for unit in ctx.units if unit.when is not None
+    )
+
+
+def first_steps(ctx: LintContext) -> dict[str, Unit]:
+    """The first top-level step of each id."""
+    found: dict[str, Unit] = {}
+    for step in ctx.steps:
+        found.setdefault(step.id, step)
+    return found
 
 
 @rule("L503", "mixed-type-comparison", Severity.WARNING, "a comparison whose result is fixed by the types of its literals")
 def mixed_type_comparison(ctx: LintContext) -> Iterator[Diagnostic]:
-    for unit in ctx.units:
-        if isinstance(unit.when, ir.ExprCondition):
-            for expr in compares(unit.when.expr):
-                why = mixed_compare(expr)
-                if why:
-                    yield ctx.diag("L503", expr.span, f"comparison is constant: {why} (comparisons do not convert types)",
-                                   "compare values of the same type: quote both sides or neither")
+    for _, _, checked in ctx.shared(checked_conditions):
+        for expr, why in checked:
+            if why:
+                yield ctx.diag("L503", expr.span, f"comparison is constant: {why} (comparisons do not convert types)",
+                               "compare values of the same type: quote both sides or neither")
 
 
 def _truthy(value: Any) -> bool:
@@ -106,7 +121,7 @@ class _Evaluator:
         return self._compare(expr)
 
     def _ref(self, ref: ir.StepRef) -> Any:
-        gate = next((u for u in self.ctx.steps if u.id == ref.step), None)
+        gate = self.ctx.shared(first_steps).get(ref.step)
         approved = gate is not None and gate.step.approval is not None and gate.when is None and gate.index < self.unit.index
         return True if approved and ref.path == ("approved",) else UNKNOWN
 
@@ -139,15 +154,12 @@ def _hint(expr: ir.Expr) -> str:
     return "the condition compares constants only; compare a step result such as `$step.json.field`"
 
 
-
-
 @rule("L502", "always-false-condition", Severity.WARNING, "a condition that can never be true")
 def always_false_condition(ctx: LintContext) -> Iterator[Diagnostic]:
-    for unit in ctx.units:
-        when = unit.when
+    for unit, when, checked in ctx.shared(checked_conditions):
         if isinstance(when, ir.ConstCondition) and not when.value:
             yield ctx.diag("L502", when.span, f"step `{unit.id}` never runs: its condition is false", "remove the step or the condition")
-        elif isinstance(when, ir.ExprCondition) and not any(map(mixed_compare, compares(when.expr))):
+        elif isinstance(when, ir.ExprCondition) and not any(why for _, why in checked):
             value = _Evaluator(ctx, unit)(when.expr)
             if value is not UNKNOWN and not _truthy(value):
                 yield ctx.diag("L502", when.span, f"step `{unit.id}` never runs: `{when.text}` is always false", _hint(when.expr))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from lobsterlang import ir
 from lobsterlang.diagnostics import Diagnostic, Fix, Severity
@@ -23,17 +23,12 @@ _PIPE_TO_SHELL_RE = re.compile(
 )
 _EVAL_RE = re.compile(r"(?:^|(?<=[\s;&|(`]))eval(?=\s)")
 _SH_C_RE = re.compile(r"(?<![\w/.-])(?:/bin/|/usr/bin/)?(?:ba|z|da|k)?sh\s+-c\s+([^\n]*)")
+_SH_C_START_RE = re.compile(r"sh\s+-c\s")
+"""Part of every match of `_SH_C_RE`; its literal start makes it quick to look for."""
 
 
-def shell_runs(ctx: LintContext) -> Iterator[tuple[Unit, ir.ShellRun]]:
-    for unit in ctx.units:
-        if isinstance(unit.action, ir.ShellRun):
-            yield unit, unit.action
-
-
-def exec_stages(ctx: LintContext) -> Iterator[ir.Stage]:
-    for pipeline, _ in ctx.pipelines():
-        yield from (s for s in pipeline.stages if s.name.value == "exec")
+def exec_stages(ctx: LintContext) -> list[ir.Stage]:
+    return ctx.stages_by_name.get("exec", [])
 
 
 def shell_flag(stage: ir.Stage) -> ir.Word | None:
@@ -44,11 +39,13 @@ def shell_flag(stage: ir.Stage) -> ir.Word | None:
     return word
 
 
+_STYLES = {"|": "block", ">": "block", '"': "double", "'": "single"}
+
+
 def _yaml_style(ctx: LintContext, run: ir.ShellRun) -> str:
     if ctx.path.lower().endswith(".json"):
         return "double"
-    first = ctx.source_char(run.span.start)
-    return {"|": "block", ">": "block", '"': "double", "'": "single"}.get(first, "plain")
+    return _STYLES.get(ctx.source_char(run.span.start), "plain")
 
 
 def _escape(text: str, style: str) -> str:
@@ -75,8 +72,8 @@ def _arg_fix(ctx: LintContext, run: ir.ShellRun, start: int, ref: ir.ArgRef) -> 
 
 @rule("L301", "raw-arg-in-shell", Severity.ERROR, "`${arg}` spliced into `run:`/`command:` shell text", fixable=True)
 def raw_arg_in_shell(ctx: LintContext) -> Iterator[Diagnostic]:
-    for _, run in shell_runs(ctx):
-        for start, part in part_offsets(run.command):
+    for _, run in ctx.shell_runs:
+        for start, part in ctx.offsets(run.command):
             if isinstance(part, ir.ArgRef):
                 name = "LOBSTER_ARG_" + (env_arg_name(part.name) or "<NAME>")
                 yield ctx.diag(
@@ -88,9 +85,9 @@ def raw_arg_in_shell(ctx: LintContext) -> Iterator[Diagnostic]:
 
 @rule("L302", "step-output-in-shell", Severity.WARNING, "a step's output spliced into shell text")
 def step_output_in_shell(ctx: LintContext) -> Iterator[Diagnostic]:
-    for unit, run in shell_runs(ctx):
+    for unit, run in ctx.shell_runs:
         for part in run.command.parts:
-            if isinstance(part, ir.StepRef) and part.field not in SAFE_FIELDS and _resolves(ctx, unit, part):
+            if type(part) is ir.StepRef and part.path[0] not in SAFE_FIELDS and _resolves(ctx, unit, part):
                 yield ctx.diag(
                     "L302", part.span,
                     f"`{part.text}` is pasted into the shell text raw: output containing quotes or `$(…)` runs as code",
@@ -104,20 +101,43 @@ def _resolves(ctx: LintContext, unit: Unit, ref: ir.StepRef) -> bool:
     return ref.step in ctx.by_id
 
 
-def _shell_texts(ctx: LintContext) -> Iterator[tuple[str, ir.Template | None, ir.Word | None]]:
+ShellText = tuple[str, ir.Template | None, ir.Word | None]
+
+
+def shell_texts(ctx: LintContext) -> tuple[ShellText, ...]:
     """Shell text to scan: each `run:` template, and each `exec --shell` word."""
-    for _, run in shell_runs(ctx):
-        yield run.command.text, run.command, None
+    found: list[ShellText] = [(run.command.text, run.command, None) for _, run in ctx.shell_runs]
     for stage in exec_stages(ctx):
         word = shell_flag(stage)
         if word is not None:
-            yield word.value, None, word
+            found.append((word.value, None, word))
+    return tuple(found)
 
 
-def _matches(ctx: LintContext, pattern: re.Pattern[str]) -> Iterator[tuple[re.Match[str], ir.Template | None, ir.Word | None]]:
-    for text, template, word in _shell_texts(ctx):
-        for found in pattern.finditer(text):
-            yield found, template, word
+def _all_shell_text(ctx: LintContext) -> str:
+    return "\n".join(text for text, _, _ in ctx.shared(shell_texts))
+
+
+def _may_pipe_to_shell(text: str) -> bool:
+    return "curl" in text or "wget" in text
+
+
+def _may_eval(text: str) -> bool:
+    return "eval" in text
+
+
+def _may_sh_c(text: str) -> bool:
+    return "-c" in text and _SH_C_START_RE.search(text) is not None
+
+
+def _matches(ctx: LintContext, pattern: re.Pattern[str], may_match: Callable[[str], bool]) -> Iterator[tuple[re.Match[str], ir.Template | None, ir.Word | None]]:
+    """Every match of `pattern` in shell text; `may_match` is a quick test true of every text where it matches."""
+    if not may_match(ctx.shared(_all_shell_text)):
+        return
+    for text, template, word in ctx.shared(shell_texts):
+        if may_match(text):
+            for found in pattern.finditer(text):
+                yield found, template, word
 
 
 def _span(ctx: LintContext, found: re.Match[str], template: ir.Template | None, word: ir.Word | None) -> Span:
@@ -129,14 +149,14 @@ def _span(ctx: LintContext, found: re.Match[str], template: ir.Template | None, 
 
 @rule("L303", "pipe-to-shell", Severity.ERROR, "downloaded code piped into a shell (`curl … | sh`)")
 def pipe_to_shell(ctx: LintContext) -> Iterator[Diagnostic]:
-    for found, template, word in _matches(ctx, _PIPE_TO_SHELL_RE):
+    for found, template, word in _matches(ctx, _PIPE_TO_SHELL_RE, _may_pipe_to_shell):
         yield ctx.diag("L303", _span(ctx, found, template, word), "downloaded code is run by a shell without any check",
                        "download to a file, verify its checksum or signature, then run it")
 
 
 @rule("L304", "eval", Severity.WARNING, "`eval` in shell text")
 def shell_eval(ctx: LintContext) -> Iterator[Diagnostic]:
-    for found, template, word in _matches(ctx, _EVAL_RE):
+    for found, template, word in _matches(ctx, _EVAL_RE, _may_eval):
         yield ctx.diag("L304", _span(ctx, found, template, word), "`eval` runs its arguments as shell code",
                        "run the command directly; pass data in quoted variables")
 
@@ -165,26 +185,31 @@ def _interpolated(template: ir.Template | None, text: str, start: int) -> bool:
 
 @rule("L305", "sh-c-interpolation", Severity.WARNING, "`sh -c` with a command string built by interpolation")
 def sh_c_interpolation(ctx: LintContext) -> Iterator[Diagnostic]:
-    for text, template, word in _shell_texts(ctx):
-        for found in _SH_C_RE.finditer(text):
-            if _interpolated(template, text, found.start(1)):
-                yield ctx.diag(
-                    "L305", _span(ctx, found, template, word),
-                    "`sh -c` re-parses a command string that was built by interpolation: interpolated values run as code",
-                    "pass values as positional parameters: sh -c 'cmd \"$1\"' sh \"$VALUE\"",
-                )
+    for found, template, word in _matches(ctx, _SH_C_RE, _may_sh_c):
+        if _interpolated(template, found.string, found.start(1)):
+            yield ctx.diag(
+                "L305", _span(ctx, found, template, word),
+                "`sh -c` re-parses a command string that was built by interpolation: interpolated values run as code",
+                "pass values as positional parameters: sh -c 'cmd \"$1\"' sh \"$VALUE\"",
+            )
 
 
 @rule("L306", "exec-shell-from-data", Severity.ERROR, "`exec --shell` text built from an argument or step output")
 def exec_shell_from_data(ctx: LintContext) -> Iterator[Diagnostic]:
-    for stage in exec_stages(ctx):
-        word = shell_flag(stage)
-        if word is None or word.template is None or not word.template.refs:
+    for _, _, word in ctx.shared(shell_texts):
+        ref = _first_ref(word.template) if word is not None and word.template is not None else None
+        if ref is None:
             continue
-        ref = word.template.refs[0]
         shown = "${" + ref.name + "}" if isinstance(ref, ir.ArgRef) else ref.text
         yield ctx.diag(
             "L306", ref.span, f"`exec --shell` command text contains `{shown}`: the value becomes shell code",
             "run the program without a shell (`exec prog arg…`), or read the value from an environment variable",
         )
 
+
+
+def _first_ref(template: ir.Template) -> ir.ArgRef | ir.StepRef | None:
+    for part in template.parts:
+        if type(part) is ir.ArgRef or type(part) is ir.StepRef:
+            return part
+    return None

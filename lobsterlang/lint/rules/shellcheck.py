@@ -49,9 +49,9 @@ def blanked(template: ir.Template) -> str:
 
 
 def scripts(ctx: LintContext) -> Iterator[Script]:
-    for unit in ctx.units:
-        if isinstance(unit.action, ir.ShellRun) and unit.action.command.text.strip():
-            yield Script(ctx, unit.action.command, blanked(unit.action.command))
+    for _, run in ctx.shell_runs:
+        if run.command.text.strip():
+            yield Script(ctx, run.command, blanked(run.command))
 
 
 def check(all_scripts: Iterable[Script], program: str) -> Iterator[tuple[Script, Diagnostic]]:
