@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import PurePath
 
 from lobsterlang import ir
 from lobsterlang.compile import CompileResult, finish
 from lobsterlang.compile.context import Context
 from lobsterlang.compile.workflow import compile_document
+from lobsterlang.gcpause import collector_paused
 from lobsterlang.span import LineIndex
 from lobsterlang.syntax.jsonload import compose_json
 from lobsterlang.syntax.nodes import NestingError, check_graph, needs_graph_check, nesting_diagnostic
@@ -19,24 +17,8 @@ from lobsterlang.syntax.yamlload import compose_yaml
 
 
 def compile_file(source: str | bytes, path: str, strict: bool) -> CompileResult[ir.Workflow]:
-    with _collector_paused():
+    with collector_paused():
         return _compile(source, path, strict)
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while compiling.
-
-    Compiling allocates many small acyclic objects; the collector would rescan the growing
-    heap again and again (quadratic on large files). Reference counting frees them anyway.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _compile(source: str | bytes, path: str, strict: bool) -> CompileResult[ir.Workflow]:

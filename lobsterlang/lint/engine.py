@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable, Sequence
 from lobsterlang import ir
 from lobsterlang.compile import compile_pipeline, compile_workflow
 from lobsterlang.diagnostics import Diagnostic
+from lobsterlang.gcpause import collector_paused
 from lobsterlang.lint.config import Config, ignored_here
 from lobsterlang.lint.context import LintContext
 from lobsterlang.lint.registry import Check, all_rules
@@ -70,7 +71,8 @@ def lint_sources(sources: Sequence[Source], config: Config | None = None) -> lis
     config = config or Config()
     enabled = _Enabled(config)
     checks = [(rule.code, rule.check) for rule in all_rules().values() if rule.check is not None]
-    pending = [_check(source, checks, enabled.for_path(source.path)) for source in sources]
+    with collector_paused():  # the results of every file stay alive until the end
+        pending = [_check(source, checks, enabled.for_path(source.path)) for source in sources]
     if config.shellcheck and config.enabled("L310", "") and any(p.ctx.units for p in pending):
         _shellcheck(pending)
     return [_finish(p, config) for p in pending]
