@@ -27,7 +27,12 @@ def part_offsets(template: ir.Template) -> list[tuple[int, ir.TemplatePart]]:
     out, at = [], 0
     for part in parts:
         out.append((at, part))
-        at += len(part_text(part))
+        if type(part) is ir.Text:  # the length of part_text(part), the common cases without a call
+            at += len(part.value)
+        elif type(part) is ir.ArgRef:
+            at += len(part.name) + 3
+        else:
+            at += len(part_text(part))
     return out
 
 

@@ -9,9 +9,9 @@ from lobsterlang import ir
 from lobsterlang.diagnostics import Diagnostic, Severity
 from lobsterlang.span import Span
 from lobsterlang.syntax.expr import parse_template
-from lobsterlang.syntax.lexer import pipeline_scanner
+from lobsterlang.syntax.lexer import pipeline_scanner, pipeline_space, pipeline_word_scanner
 from lobsterlang.syntax.locate import Locator
-from lobsterlang.syntax.text import js_trim_range
+from lobsterlang.syntax.text import JS_WHITESPACE, js_trim_range
 
 MAX_STAGES = 1000
 """More stages than this is refused: no hand-written or sensible generated pipeline has them."""
@@ -20,20 +20,7 @@ UNCLOSED_QUOTE = "Unclosed quote"
 EMPTY_PIPELINE = "Empty pipeline"
 EMPTY_STAGE = "Empty command stage"
 
-_DQ_ESCAPE = re.compile(r"\\([\s\S])")
 _DQ_KEEP = frozenset('"\\$`')
-
-
-class _Word:
-    """A word being built: its value and, per value character, the local source offset."""
-
-    __slots__ = ("end", "offsets", "start", "value")
-
-    def __init__(self, value: str, offsets: Sequence[int], start: int, end: int) -> None:
-        self.value = value
-        self.offsets = offsets
-        self.start = start
-        self.end = end
 
 
 def parse_pipeline(
@@ -44,30 +31,30 @@ def parse_pipeline(
     With `templates=True` (pipelines in workflow files), words that embed `${arg}` or
     `$step.path` references carry a template, so values are substituted per word.
     """
-    scanned = scan_stages(text)
+    scanned = _stages(text)
     if isinstance(scanned, int):
         # The grammar accepts every character sequence except an unterminated quote.
         return None, [_unclosed_quote(text, scanned, locate)]
-    groups, pipes = scanned
+    staged, pipes = scanned
     problem = _splitter_disagreement(text, pipes)
     if problem is not None:
         return None, [problem_diag(problem, locate)]
+    if staged[-1][2] >= staged[-1][3]:
+        staged.pop()  # the reference ignores a trailing empty stage (`a | b |`)
+    if not staged:
+        return None, [_error("P002", EMPTY_PIPELINE, locate.span(0, len(text)), "write at least one command")]
+    if len(staged) > MAX_STAGES:
+        cut = staged[MAX_STAGES][0] - 1
+        message = f"pipeline has {len(staged):,} stages; the limit is {MAX_STAGES:,}"
+        return None, [_error("P004", message, locate.span(cut, cut + 1), "split the work into several steps")]
+    build = _Builder(text, locate, templates)
     stages: list[ir.Stage] = []
     diagnostics: list[Diagnostic] = []
-    if groups and _is_blank(text, groups[-1][0], groups[-1][1]):
-        groups.pop()  # the reference ignores a trailing empty stage (`a | b |`)
-    if not groups:
-        return None, [_error("P002", EMPTY_PIPELINE, locate.span(0, len(text)), "write at least one command")]
-    if len(groups) > MAX_STAGES:
-        cut = groups[MAX_STAGES][0] - 1
-        message = f"pipeline has {len(groups):,} stages; the limit is {MAX_STAGES:,}"
-        return None, [_error("P004", message, locate.span(cut, cut + 1), "split the work into several steps")]
-    for start, end, tokens in groups:
-        stage = _build_stage(text, start, end, tokens, _WordMaker(locate, templates))
-        if stage is None:
-            diagnostics.append(_empty_stage(text, start, end, locate))
+    for start, end, lo, hi, words in staged:
+        if words:
+            stages.append(build.stage(words, lo, hi))
         else:
-            stages.append(stage)
+            diagnostics.append(_empty_stage(text, start, end, locate))
     if diagnostics:
         return None, diagnostics
     return ir.Pipeline(text, tuple(stages), locate.span(0, len(text))), []
@@ -103,109 +90,296 @@ def _empty_stage(text: str, start: int, end: int, locate: Locator) -> Diagnostic
     )
 
 
+Word = tuple[str, int, int, "Sequence[int] | None"]
+"""A word: its value, source start and end, and per value character the source offset.
+
+None stands for `start + i`: the value is the source text itself. `_scan_words` leaves every
+word so, quotes included, until `_stage_words` decodes it.
+"""
+Staged = tuple[int, int, int, int, list[Word]]
+"""A stage: its offsets between the pipes, its bounds after a JavaScript trim (the reference
+trims each stage), and its words, those whose value is empty dropped."""
+Group = tuple[int, int, list[Word], bool]
+"""A stage as scanned: its start and end offsets, its words, and whether any word has quotes."""
 Part = tuple[str, int, int]
 """A word part: terminal name (BARE, SQ_STRING or DQ_STRING), start and end offsets."""
-Group = tuple[int, int, list[list[Part]]]
-"""A stage: start and end offsets and its words, each a list of adjacent parts."""
 
 
-def scan_stages(text: str) -> tuple[list[Group], list[int]] | int:
-    """Stages and `|` offsets per grammar/pipeline.lark, or the offset of an unclosed quote.
+def _stages(text: str) -> tuple[list[Staged], list[int]] | int:
+    """The stages and `|` offsets per grammar/pipeline.lark, or the offset of an unclosed quote.
 
     pipeline: stage (PIPE stage)*; stage: _WS? (word _WS)* word?; word: part+.
     """
+    if text.isprintable():  # the common case: the only whitespace is the space
+        split = _split_stages(text)
+        if split is not None:
+            return split
+    scanned = _scan_words(text)
+    if isinstance(scanned, int):
+        return scanned
+    groups, pipes = scanned
+    return [_stage_words(text, *group) for group in groups], pipes
+
+
+def _split_stages(text: str) -> tuple[list[Staged], list[int]] | None:
+    """`_stages` of text whose only whitespace is the space, split at every `|`.
+
+    None when a quote is open at a `|` or at the end. A piece that scans completely on its
+    own starts and ends outside quotes, so when every piece does, every `|` separates stages.
+    """
+    staged: list[Staged] = []
+    pipes: list[int] = []
+    start = 0
+    for piece in text.split("|"):
+        end = start + len(piece)
+        if "'" in piece or '"' in piece:
+            stage = _quoted_stage(text, piece, start, end)
+            if stage is None:
+                return None
+            staged.append(stage)
+        else:
+            words = _space_split(piece, start)
+            staged.append((start, end, words[0][1], words[-1][2], words) if words else (start, end, end, end, words))
+        pipes.append(end)
+        start = end + 1
+    pipes.pop()  # the last piece ends the text, not at a `|`
+    return staged, pipes
+
+
+def _space_split(piece: str, pos: int) -> list[Word]:
+    """The words of a piece starting at `pos`, with no quotes and only spaces as whitespace."""
+    words: list[Word] = []
+    for raw in piece.split(" "):
+        if raw:
+            end = pos + len(raw)
+            words.append((raw, pos, end, None))
+            pos = end + 1
+        else:
+            pos += 1
+    return words
+
+
+def _quoted_stage(text: str, piece: str, start: int, end: int) -> Staged | None:
+    """The stage `piece` (`text[start:end]`), which has quotes and only spaces as whitespace.
+
+    Words without quotes are split at spaces; one regex match takes each word with a quote,
+    and the space-separated chunks inside it are skipped. None if a quote is still open at `end`.
+    """
+    words: list[Word] = []
+    lo = hi = skip = -1
+    pos = start
+    for chunk in piece.split(" "):
+        at = pos
+        pos += len(chunk) + 1
+        if not chunk or at < skip:
+            continue
+        word: Word
+        if "'" not in chunk and '"' not in chunk:
+            word = chunk, at, pos - 1, None
+        elif _lone_quoted(chunk):
+            word = chunk[1:-1], at, pos - 1, range(at + 1, pos - 2)
+        else:
+            match = pipeline_word_scanner().match(text, at, end)
+            if match is None or (match.end() < end and text[match.end()] != " "):
+                return None
+            word = _matched_word(match)
+            skip = match.end()
+        lo = at if lo < 0 else lo
+        hi = word[2]
+        if word[0]:  # words left empty (`''`) only bound the stage
+            words.append(word)
+    return start, end, lo, hi, words
+
+
+def _lone_quoted(chunk: str) -> bool:
+    """Whether `chunk` is one quoted string without escapes: then its value is between the quotes."""
+    quote = chunk[0]
+    return quote in "'\"" and len(chunk) > 1 and chunk[-1] == quote and chunk.count(quote) == 2 and "\\" not in chunk
+
+
+def _matched_word(match: re.Match[str]) -> Word:
+    """Decode a word matched by `pipeline_word_scanner`."""
+    raw = match.group()
+    start, end = match.span()
+    if match.lastgroup in ("SQ_STRING", "DQ_STRING") and "\\" not in raw:  # one quoted part, no escapes
+        return raw[1:-1], start, end, range(start + 1, end - 1)
+    return _decode_word(raw, _parts(raw, start))
+
+
+def _scan_words(text: str) -> tuple[list[Group], list[int]] | int:
+    """The stages of any text as scanned, with one regex of whole words; or an unclosed quote's offset."""
     groups: list[Group] = []
     pipes: list[int] = []
-    words: list[list[Part]] = []
-    word: list[Part] = []
-    stage_start = expected = 0
-    for match in pipeline_scanner().finditer(text):
-        start, end = match.span()
-        if start != expected:
-            return expected
-        expected = end
-        kind = match.lastgroup or ""
-        if kind in ("WS", "PIPE"):
-            if word:
-                words.append(word)
-                word = []
-            if kind == "PIPE":
-                groups.append((stage_start, start, words))
-                pipes.append(start)
-                stage_start, words = end, []
+    words: list[Word] = []
+    quoted = False
+    pos = stage_start = 0
+    for space, pipe, bare, single, double, other in pipeline_word_scanner().findall(text):
+        pos += len(space)
+        if pipe:
+            groups.append((stage_start, pos, words, quoted))
+            pipes.append(pos)
+            pos += len(pipe)
+            stage_start, words, quoted = pos, [], False
         else:
-            word.append((kind, start, end))
-    if expected != len(text):
-        return expected
-    if word:
-        words.append(word)
-    groups.append((stage_start, len(text), words))
+            word = bare or single or double or other
+            quoted = quoted or not bare
+            words.append((word, pos, pos + len(word), None))
+            pos += len(word)
+    # findall skips what it cannot match; then the matches' lengths fall short of the text.
+    if pos != len(text) and pipeline_space().fullmatch(text, pos) is None:
+        return _unclosed_at(text)
+    groups.append((stage_start, len(text), words, quoted))
     return groups, pipes
 
 
-class _WordMaker:
-    """Turns built words into IR words, attaching templates when asked to."""
+def _unclosed_at(text: str) -> int:
+    """The end of the tokens that match one after another from the start: an unclosed quote."""
+    expected = 0
+    for match in pipeline_scanner().finditer(text):
+        if match.start() != expected:
+            break
+        expected = match.end()
+    return expected
 
-    def __init__(self, locate: Locator, templates: bool) -> None:
+
+def scan_stages(text: str) -> tuple[list[tuple[int, int, list[list[Part]]]], list[int]] | int:
+    """The token structure of the grammar: stages, their words, and each word's parts.
+
+    This is what `_scan_words` finds for any text; tests check it against Lark, and that
+    the quicker `_split_stages` gives the same pipelines.
+    """
+    scanned = _scan_words(text)
+    if isinstance(scanned, int):
+        return scanned
+    groups, pipes = scanned
+    return [(start, end, [_parts(raw, a) for raw, a, _, _ in words]) for start, end, words, _ in groups], pipes
+
+
+def _parts(raw: str, pos: int) -> list[Part]:
+    """The parts of the word `raw`, which starts at `pos`."""
+    matches = pipeline_scanner().finditer(raw)
+    return [(match.lastgroup or "", pos + match.start(), pos + match.end()) for match in matches]
+
+
+def _stage_words(text: str, start: int, end: int, words: list[Word], quoted: bool) -> Staged:
+    """The stage's bounds after a JavaScript trim and its words' values."""
+    if words:
+        lo, hi = words[0][1], words[-1][2]
+        if text[lo] not in JS_WHITESPACE and text[hi - 1] not in JS_WHITESPACE:  # only `_WS` was trimmed
+            return start, end, lo, hi, _decoded(words, lo, hi) if quoted else words
+    lo, hi = js_trim_range(text, start, end)
+    return start, end, lo, hi, _decoded(words, lo, hi)
+
+
+def _decoded(words: list[Word], lo: int, hi: int) -> list[Word]:
+    """Scanned words with quotes removed, cut to `lo`..`hi`; words left empty are dropped."""
+    values: list[Word] = []
+    for word in words:
+        raw, start, end, _ = word
+        if lo <= start and end <= hi and "'" not in raw and '"' not in raw:
+            values.append(word)  # one bare part: the value is the source text
+            continue
+        parts = [(kind, max(a, lo), min(b, hi)) for kind, a, b in _parts(raw, start) if max(a, lo) < min(b, hi)]
+        if parts:
+            value = _decode_word(raw[parts[0][1] - start : parts[-1][2] - start], parts)
+            if value[0]:
+                values.append(value)
+    return values
+
+
+class _Builder:
+    """Builds IR stages from their words, attaching templates when asked to."""
+
+    __slots__ = ("locate", "templates", "text")
+
+    def __init__(self, text: str, locate: Locator, templates: bool) -> None:
+        self.text = text
         self.locate = locate
         self.templates = templates
 
-    def word(self, word: _Word, skip: int = 0) -> ir.Word:
-        """The IR word for `word.value[skip:]`; its span covers the source text, quotes included."""
-        start = word.start if skip == 0 else word.offsets[skip - 1] + 1
-        value = word.value[skip:]
-        tpl = None
+    def stage(self, words: list[Word], lo: int, hi: int) -> ir.Stage:
+        """The first word names the command; the others are `--k=v`, `--k v`, `--k` or positional."""
+        word, span = self.word, self.locate.span
+        args: list[ir.StageArg] = []
+        i, count = 1, len(words)
+        while i < count:
+            value, start, end, offsets = words[i]
+            i += 1
+            if value[:2] != "--":
+                positional = word(value, start, end, offsets)
+                args.append(ir.Positional(positional, positional.span))
+                continue
+            eq = value.find("=")
+            if eq >= 0:
+                name_end = start + eq if offsets is None else offsets[eq]
+                after = word(*_after(words[i - 1], eq))
+                flag = ir.Flag(value[2:eq], after, "equals", span(start, end), span(start, name_end))
+            elif i < count and words[i][0][:2] != "--":
+                nxt = words[i]
+                i += 1
+                flag = ir.Flag(value[2:], word(*nxt), "separate", span(start, nxt[2]), span(start, end))
+            else:
+                name_span = span(start, end)
+                flag = ir.Flag(value[2:], None, "bare", name_span, name_span)
+            args.append(flag)
+        return ir.Stage(word(*words[0]), tuple(args), self.text[lo:hi], span(lo, hi))
+
+    def word(self, value: str, start: int, end: int, offsets: Sequence[int] | None) -> ir.Word:
+        """The IR word; its span covers the source text, quotes included."""
+        span = self.locate.span(start, end)
         if self.templates and "$" in value:
-            tpl = parse_template(value, _WordLocator(word.offsets[skip:], word.end, self.locate))
-        return ir.Word(value, self.locate.span(start, word.end), tpl)
+            if offsets is None:  # no quotes: the whole value's span is the word's own
+                where = _WordLocator(range(start, end), end, self.locate, span)
+            else:
+                where = _WordLocator(offsets, end, self.locate)
+            return ir.Word(value, span, parse_template(value, where))
+        return ir.Word(value, span, None)
+
+
+def _after(word: Word, eq: int) -> Word:
+    """The part of a `--name=value` word after the `=`."""
+    value, start, end, offsets = word
+    if offsets is None:
+        return value[eq + 1 :], start + eq + 1, end, None
+    return value[eq + 1 :], offsets[eq] + 1, end, offsets[eq + 1 :]
 
 
 class _WordLocator:
-    """Maps offsets in a word's value to the file, through the word's source offsets."""
+    """Maps offsets in a word's value to the file, through the word's source offsets.
 
-    def __init__(self, offsets: Sequence[int], end: int, outer: Locator) -> None:
+    The span of the whole value is made once: a template asks for it, and again for a
+    reference that is the whole value.
+    """
+
+    __slots__ = ("_end", "_offsets", "_outer", "_whole")
+
+    def __init__(self, offsets: Sequence[int], end: int, outer: Locator, whole: Span | None = None) -> None:
         self._offsets = offsets
         self._end = end
         self._outer = outer
+        self._whole = whole
 
     def span(self, start: int, end: int) -> Span:
+        if start == 0 and end == len(self._offsets):
+            if self._whole is None:
+                self._whole = self._map(start, end)
+            return self._whole
+        return self._map(start, end)
+
+    def _map(self, start: int, end: int) -> Span:
         lo = self._offsets[start] if start < len(self._offsets) else self._end
         hi = self._offsets[end - 1] + 1 if 0 < end <= len(self._offsets) else lo
         return self._outer.span(lo, max(lo, hi))
 
 
-def _build_stage(text: str, start: int, end: int, words: list[list[Part]], make: _WordMaker) -> ir.Stage | None:
-    lo, hi = js_trim_range(text, start, end)
-    built = [w for w in (_build_word(text, parts, lo, hi) for parts in words) if w is not None and w.value]
-    if not built:
-        return None
-    name, *rest = built
-    args = _classify_args(rest, make)
-    return ir.Stage(make.word(name), tuple(args), text[lo:hi], make.locate.span(lo, hi))
-
-
-def _is_blank(text: str, start: int, end: int) -> bool:
-    lo, hi = js_trim_range(text, start, end)
-    return lo >= hi
-
-
-def _build_word(text: str, parts: list[Part], lo: int, hi: int) -> _Word | None:
-    if len(parts) == 1 and parts[0][0] == "BARE" and lo <= parts[0][1] and parts[0][2] <= hi:
-        _, start, end = parts[0]  # the common case: one bare token, offsets are start + i
-        return _Word(text[start:end], range(start, end), start, end)
+def _decode_word(raw: str, parts: list[Part]) -> Word:
+    """The value of a word from its parts; `raw` is its source text from the first part's start."""
     value: list[str] = []
     offsets: list[int] = []
-    first = last = -1
+    base = parts[0][1]
     for kind, start, end in parts:
-        s, e = max(start, lo), min(end, hi)
-        if s >= e:
-            continue
-        first = s if first < 0 else first
-        last = e
-        _decode_part(kind, text[s:e], s, value, offsets)
-    if first < 0:
-        return None
-    return _Word("".join(value), offsets, first, last)
+        _decode_part(kind, raw[start - base : end - base], start, value, offsets)
+    return "".join(value), base, parts[-1][2], offsets
 
 
 def _decode_part(kind: str, raw: str, base: int, value: list[str], offsets: list[int]) -> None:
@@ -256,35 +430,6 @@ def _decode_double(raw: str, base: int, value: list[str], offsets: list[int]) ->
         value.append(ch)
         offsets.append(base + i)
         i += 1
-
-
-def _classify_args(words: list[_Word], make: _WordMaker) -> list[ir.StageArg]:
-    locate = make.locate
-    args: list[ir.StageArg] = []
-    i = 0
-    while i < len(words):
-        word = words[i]
-        i += 1
-        if not word.value.startswith("--"):
-            value = make.word(word)
-            args.append(ir.Positional(value, value.span))
-            continue
-        eq = word.value.find("=")
-        if eq >= 0:
-            name_span = locate.span(word.start, word.offsets[eq])
-            value = make.word(word, eq + 1)
-            span = locate.span(word.start, word.end)
-            args.append(ir.Flag(word.value[2:eq], value, "equals", span, name_span))
-            continue
-        name_span = locate.span(word.start, word.end)
-        if i < len(words) and not words[i].value.startswith("--"):
-            nxt = words[i]
-            i += 1
-            span = locate.span(word.start, nxt.end)
-            args.append(ir.Flag(word.value[2:], make.word(nxt), "separate", span, name_span))
-        else:
-            args.append(ir.Flag(word.value[2:], None, "bare", name_span, name_span))
-    return args
 
 
 def _splitter_disagreement(text: str, ours: list[int]) -> tuple[int, str] | None:

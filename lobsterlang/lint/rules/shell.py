@@ -10,7 +10,7 @@ from lobsterlang.diagnostics import Diagnostic, Fix, Severity
 from lobsterlang.lint.context import LintContext
 from lobsterlang.lint.registry import rule
 from lobsterlang.lint.rules.references import env_arg_name
-from lobsterlang.lint.shellquote import quote_state, variable_for
+from lobsterlang.lint.shellquote import QuoteState, quote_states, variable_for
 from lobsterlang.lint.textmap import part_offsets
 from lobsterlang.lint.walk import Unit
 from lobsterlang.span import Span
@@ -56,14 +56,20 @@ def _escape(text: str, style: str) -> str:
     return text
 
 
-def _arg_fix(ctx: LintContext, run: ir.ShellRun, start: int, ref: ir.ArgRef) -> Fix | None:
+def _arg_fixes(ctx: LintContext, run: ir.ShellRun, refs: list[tuple[int, ir.ArgRef]]) -> list[Fix | None]:
+    """For each `${arg}` of a shell text (with its offset), the fix that reads `$LOBSTER_ARG_<NAME>` instead."""
+    style = _yaml_style(ctx, run)
+    text = run.command.text
+    states = quote_states(text, [start for start, _ in refs])
+    return [_arg_fix(ctx, style, text, start, ref, state) for (start, ref), state in zip(refs, states, strict=True)]
+
+
+def _arg_fix(ctx: LintContext, style: str, text: str, start: int, ref: ir.ArgRef, state: QuoteState) -> Fix | None:
     name = env_arg_name(ref.name)
     if not name or ref.name not in ctx.arg_names:
         return None
-    style = _yaml_style(ctx, run)
-    text = run.command.text
-    after = text[start + len(ref.name) + 3 : start + len(ref.name) + 4]
-    replacement = variable_for(quote_state(text, start), "LOBSTER_ARG_" + name, after)
+    end = start + len(ref.name) + 3
+    replacement = variable_for(state, "LOBSTER_ARG_" + name, text[end : end + 1])
     if style == "plain" and start == 0 and replacement[0] in "\"'":
         return None
     return ctx.replace(ref.span, _escape("${" + ref.name + "}", style), _escape(replacement, style),
@@ -73,14 +79,14 @@ def _arg_fix(ctx: LintContext, run: ir.ShellRun, start: int, ref: ir.ArgRef) -> 
 @rule("L301", "raw-arg-in-shell", Severity.ERROR, "`${arg}` spliced into `run:`/`command:` shell text", fixable=True)
 def raw_arg_in_shell(ctx: LintContext) -> Iterator[Diagnostic]:
     for _, run in ctx.shell_runs:
-        for start, part in ctx.offsets(run.command):
-            if isinstance(part, ir.ArgRef):
-                name = "LOBSTER_ARG_" + (env_arg_name(part.name) or "<NAME>")
-                yield ctx.diag(
-                    "L301", part.span,
-                    f"`${{{part.name}}}` is pasted into the shell text raw: a value with quotes, `;` or `$(…)` runs as code",
-                    f"use the environment variable instead: \"${name}\"", _arg_fix(ctx, run, start, part),
-                )
+        refs = [(start, part) for start, part in ctx.offsets(run.command) if type(part) is ir.ArgRef]
+        for (_, ref), fix in zip(refs, _arg_fixes(ctx, run, refs) if refs else (), strict=True):
+            name = "LOBSTER_ARG_" + (env_arg_name(ref.name) or "<NAME>")
+            yield ctx.diag(
+                "L301", ref.span,
+                f"`${{{ref.name}}}` is pasted into the shell text raw: a value with quotes, `;` or `$(…)` runs as code",
+                f"use the environment variable instead: \"${name}\"", fix,
+            )
 
 
 @rule("L302", "step-output-in-shell", Severity.WARNING, "a step's output spliced into shell text")
