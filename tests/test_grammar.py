@@ -15,7 +15,6 @@ from tools.gen_terminals import STARTS, combined_grammar, generate_terminals
 
 lark = pytest.importorskip("lark")
 
-TEMPLATES = ["echo ${who} $a.stdout $ $HOME.x ${bad", "plain text", "$a.json.x.y-z ${a-b}$b.c"]
 
 
 @cache
@@ -61,15 +60,6 @@ def test_pipeline_scanner_agrees_with_the_lalr_parse(case: dict[str, Any], fresh
     groups, pipes = scanned
     assert [words for _, _, words in groups] == _lark_stages(tree)
     assert pipes == [t.start_pos for t in tree.children if not hasattr(t, "data")]
-
-
-@pytest.mark.parametrize("text", [*TEMPLATES, "$a.b$c.d", "${x}${y}$", "a $ b $$ c"])
-def test_template_scanner_agrees_with_the_lalr_parse(text: str, fresh_parser: Any) -> None:
-    from lobsterlang.syntax.lexer import template_scanner
-
-    scanned = [(m.lastgroup, m.group(0)) for m in template_scanner().finditer(text)]
-    parsed = [(t.type, str(t)) for t in fresh_parser.parse(text, start="template").children]
-    assert scanned == parsed
 
 
 @settings(max_examples=300, deadline=None)

@@ -1,10 +1,8 @@
-"""Regular scanners built from the grammar's own terminal definitions (grammar/*.lark).
+"""Pipeline scanners built from the grammar's own terminal definitions (grammar/pipeline.lark).
 
-The pipeline and template languages are regular (no nesting), so they are scanned with one
-compiled regex each instead of running the LALR parser token by token. The patterns and their
-priority order are generated from the grammar into `_terminals.py`, so the grammar files stay
-the single definition and the parser module is not even imported for them.
-tests/test_grammar.py checks that both give the same structure.
+The pipeline language is regular (no nesting), so it is scanned with regexes instead of a parser.
+The patterns and their priority order are generated from the grammar into `_terminals.py`, so the
+grammar files stay the single definition; tests/test_grammar.py checks the scan against Lark.
 """
 
 from __future__ import annotations
@@ -12,16 +10,9 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from lobsterlang.syntax._terminals import CONDITION_TERMINALS, TERMINALS
+from lobsterlang.syntax._terminals import TERMINALS
 
-TEMPLATE_TERMINALS = ("TEXT", "STEPREF", "ARGREF", "DOLLAR")
 PIPELINE_TERMINALS = ("PIPE", "_WS", "BARE", "SQ_STRING", "DQ_STRING")
-
-
-@cache
-def template_scanner() -> re.Pattern[str]:
-    """The template terminals as one regex of named groups, highest priority first."""
-    return _scanner(TEMPLATE_TERMINALS)
 
 
 @cache
@@ -64,9 +55,3 @@ def pipeline_word_scanner() -> re.Pattern[str]:
 def pipeline_space() -> re.Pattern[str]:
     """The pipeline whitespace terminal `_WS` alone."""
     return re.compile(TERMINALS["_WS"][0])
-
-
-@cache
-def condition_scanner() -> re.Pattern[str]:
-    """The condition terminals in Lark's lexer order; its tokens are fed to the LALR parser."""
-    return re.compile("|".join(f"(?P<{name.lstrip('_')}>{regex})" for name, regex in CONDITION_TERMINALS))
