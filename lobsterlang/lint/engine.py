@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from operator import attrgetter
 
 from lobsterlang import ir
 from lobsterlang.compile import compile_pipeline, compile_workflow
@@ -10,7 +11,7 @@ from lobsterlang.diagnostics import Diagnostic
 from lobsterlang.gcpause import collector_paused
 from lobsterlang.lint.config import Config, ignored_here
 from lobsterlang.lint.context import LintContext
-from lobsterlang.lint.registry import Check, all_rules
+from lobsterlang.lint.registry import Check, Rule, all_rules
 from lobsterlang.lint.rules import shellcheck
 from lobsterlang.lint.suppress import apply_suppressions
 from lobsterlang.record import Record, replace
@@ -33,12 +34,17 @@ class FileResult(Record):
     diagnostics: tuple[Diagnostic, ...]
 
 
-class _Enabled:
-    """`config.enabled(code, path)` for every file of one run, each code and each path worked out once."""
+class _Selection:
+    """Which rules run and which codes are reported (`config.enabled`) for the files of one run.
 
-    def __init__(self, config: Config) -> None:
+    Each code is looked up once per run, and once more per file that has per-file ignores.
+    """
+
+    def __init__(self, config: Config, rules: Iterable[Rule]) -> None:
         self.config = config
         self._selected: dict[str, bool] = {}
+        self._rules = [(rule.code, rule.check) for rule in rules if rule.check is not None and self.selects(rule.code)]
+        self._checks = [check for _, check in self._rules]
 
     def selects(self, code: str) -> bool:
         selected = self._selected.get(code)
@@ -46,11 +52,16 @@ class _Enabled:
             selected = self._selected[code] = self.config.selects(code)
         return selected
 
-    def for_path(self, path: str) -> Callable[[str], bool]:
+    def for_path(self, path: str) -> tuple[Callable[[str], bool], list[Check]]:
+        """Whether a code is enabled in the file at `path`, and the checks to run on it."""
         file_ignores = self.config.file_ignores(path)
         if not file_ignores:
-            return self.selects
-        return lambda code: self.selects(code) and not ignored_here(code, file_ignores)
+            return self.selects, self._checks
+
+        def enabled(code: str) -> bool:
+            return self.selects(code) and not ignored_here(code, file_ignores)
+
+        return enabled, [check for code, check in self._rules if enabled(code)]
 
 
 class _Pending:
@@ -69,10 +80,9 @@ def lint_source(source: Source, config: Config | None = None) -> FileResult:
 def lint_sources(sources: Sequence[Source], config: Config | None = None) -> list[FileResult]:
     """Lint every source; shellcheck runs once for all of their scripts."""
     config = config or Config()
-    enabled = _Enabled(config)
-    checks = [(rule.code, rule.check) for rule in all_rules().values() if rule.check is not None]
+    selection = _Selection(config, all_rules().values())
     with collector_paused():  # the results of every file stay alive until the end
-        pending = [_check(source, checks, enabled.for_path(source.path)) for source in sources]
+        pending = [_check(source, *selection.for_path(source.path)) for source in sources]
     if config.shellcheck and config.enabled("L310", "") and any(p.ctx.units for p in pending):
         _shellcheck(pending)
     return [_finish(p, config) for p in pending]
@@ -87,12 +97,11 @@ def _compile(source: Source) -> tuple[LintContext, list[Diagnostic]]:
     return LintContext(source.path, compiled.text, workflow=compiled.ir), list(compiled.diagnostics)
 
 
-def _check(source: Source, checks: list[tuple[str, Check]], enabled: Callable[[str], bool]) -> _Pending:
+def _check(source: Source, enabled: Callable[[str], bool], checks: list[Check]) -> _Pending:
     ctx, diagnostics = _compile(source)
     if ctx.workflow is not None or ctx.pipeline is not None:
-        for code, check in checks:
-            if enabled(code):
-                diagnostics.extend(check(ctx))
+        for check in checks:
+            diagnostics.extend(check(ctx))
     return _Pending(ctx, diagnostics, enabled)
 
 
@@ -113,17 +122,20 @@ def _shellcheck(pending: Iterable[_Pending]) -> None:
 
 def _finish(item: _Pending, config: Config) -> FileResult:
     ctx = item.ctx
-    chosen = [d for d in item.diagnostics if item.enabled(d.code)]
+    chosen = item.diagnostics
+    disabled = {code for code in {d.code for d in chosen} if not item.enabled(code)}
+    if disabled:
+        chosen = [d for d in chosen if d.code not in disabled]
     if config.severity:
         chosen = [_configured(d, config) for d in chosen]
     if ctx.workflow is not None:
         chosen = apply_suppressions(ctx, chosen, item.enabled("L001"))
-    chosen.sort(key=_position)
+    chosen.sort(key=_POSITION)
     return FileResult(ctx.path, ctx.text, ctx.workflow, tuple(chosen))
 
 
-def _position(diag: Diagnostic) -> tuple[int, int, str, str]:
-    return diag.span.start, diag.span.end, diag.code, diag.message
+_POSITION = attrgetter("span.start", "span.end", "code", "message")
+"""How findings are ordered."""
 
 
 def _configured(diag: Diagnostic, config: Config) -> Diagnostic:
