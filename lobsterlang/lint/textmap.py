@@ -36,21 +36,35 @@ def part_offsets(template: ir.Template) -> list[tuple[int, ir.TemplatePart]]:
     return out
 
 
-def align(value: str, raw: str) -> list[int]:
-    """For each index of `value` (and one past its end), the matching index in `raw`.
+def align(value: str, raw: str, at: int) -> int:
+    """The index in `raw` that matches index `at` of `value` (0 <= at <= len(value)).
 
     `raw` is how the value is written in the file: with block indentation, folded line
-    breaks, quotes or escapes. Unmatched characters are skipped greedily.
+    breaks, quotes or escapes. Unmatched characters of `raw` are skipped greedily; a stretch
+    written as it is (most of each line) is matched in one step.
     """
-    mapping, j = [], 0
-    for ch in value:
-        while j < len(raw) and raw[j] != ch and raw[j] in _SKIPPABLE:
+    i = j = 0
+    while i < at:
+        end = value.find("\n", i, at)
+        end = at if end < 0 else end + 1
+        if raw.startswith(value[i:end], j):
+            j += end - i
+            i = end
+            continue
+        j = _skip(raw, j, value[i])
+        if j < len(raw) and raw[j] == value[i]:
             j += 1
-        mapping.append(min(j, len(raw)))
-        if j < len(raw) and raw[j] == ch:
-            j += 1
-    mapping.append(min(j, len(raw)))
-    return mapping
+        i += 1
+    if at < len(value):
+        j = _skip(raw, j, value[at])
+    return min(j, len(raw))
+
+
+def _skip(raw: str, j: int, ch: str) -> int:
+    """Past the characters of `raw` from `j` on that can be skipped to reach `ch`."""
+    while j < len(raw) and raw[j] != ch and raw[j] in _SKIPPABLE:
+        j += 1
+    return j
 
 
 Offsets = Callable[[ir.Template], list[tuple[int, ir.TemplatePart]]]
@@ -77,8 +91,7 @@ class TextMap:
         text = part_text(part)
         if raw == text:
             return span.start + min(delta, len(raw))
-        mapping = align(text, raw)
-        return span.start + mapping[max(0, min(delta, len(mapping) - 1))]
+        return span.start + align(text, raw, max(0, min(delta, len(text))))
 
     def span(self, template: ir.Template, start: int, end: int) -> Span:
         """The file span of `template.text[start:end]`."""

@@ -17,9 +17,14 @@ def positions(text: str, code: str, shellcheck: bool = False) -> list[tuple[int,
 
 
 def test_align_skips_indentation_quotes_and_escapes() -> None:
-    assert align("a\nb", "a\n    b") == [0, 1, 6, 7]
-    assert align('say "x"', 'say \\"x\\"') == [0, 1, 2, 3, 5, 6, 8, 9]
-    assert align("a b", "a\n  b") == [0, 2, 4, 5]
+    assert aligned("a\nb", "a\n    b") == [0, 1, 6, 7]
+    assert aligned('say "x"', 'say \\"x\\"') == [0, 1, 2, 3, 5, 6, 8, 9]
+    assert aligned("a b", "a\n  b") == [0, 2, 4, 5]
+    assert aligned("ab\ncd\n", "ab\n  cd\n") == [0, 1, 2, 5, 6, 7, 8]
+
+
+def aligned(value: str, raw: str) -> list[int]:
+    return [align(value, raw, at) for at in range(len(value) + 1)]
 
 
 def test_curl_pipe_sh_on_the_third_line_of_a_literal_block() -> None:

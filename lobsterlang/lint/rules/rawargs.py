@@ -23,7 +23,7 @@ def needs_raw_args(ctx: LintContext) -> Iterator[Diagnostic]:
     shell_defaults = {name: value for name, value in defaults.items() if _SHELL_SPECIAL.search(value)}
     for unit in ctx.units:
         for template, _field in unit.templates:
-            if "$${" in template.text or "}." in template.text:
+            if "$${" in template.text or "}." in template.text:  # in every text `_reference_building` flags
                 yield from _reference_building(ctx, template)
         if shell_defaults and isinstance(unit.action, ir.ShellRun):
             yield from _shell_splitting(ctx, unit.action.command, shell_defaults)

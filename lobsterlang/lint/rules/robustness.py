@@ -11,7 +11,7 @@ from lobsterlang.diagnostics import Diagnostic, Severity
 from lobsterlang.lint.context import LintContext
 from lobsterlang.lint.registry import rule
 from lobsterlang.lint.scope import loop_vars
-from lobsterlang.lint.walk import Unit, expr_nodes
+from lobsterlang.lint.walk import Unit
 
 UNKNOWN: Any = object()
 
@@ -74,7 +74,7 @@ Checked = tuple[Unit, ir.Condition, tuple[tuple[ir.Compare, str | None], ...]]
 def checked_conditions(ctx: LintContext) -> tuple[Checked, ...]:
     """Each condition with its comparisons and why each is constant (shared by L502 and L503)."""
     return tuple(
-        (unit, unit.when, tuple((e, mixed_compare(e)) for e in unit.condition_nodes if isinstance(e, ir.Compare)))
+        (unit, unit.when, tuple((e, mixed_compare(e)) for e in unit.condition_nodes if type(e) is ir.Compare))
         for unit in ctx.units if unit.when is not None
     )
 
@@ -104,24 +104,25 @@ class _Evaluator:
     """Evaluates a condition where it is known statically; UNKNOWN elsewhere."""
 
     def __init__(self, ctx: LintContext, unit: Unit) -> None:
-        self.ctx, self.unit = ctx, unit
+        self.steps, self.unit = ctx.shared(first_steps), unit
 
     def __call__(self, expr: ir.Expr) -> Any:
-        if isinstance(expr, ir.Literal):
-            return expr.value
-        if isinstance(expr, ir.Ident):
-            return expr.name
-        if isinstance(expr, ir.StepRef):
+        if type(expr) is ir.StepRef:
             return self._ref(expr)
-        if isinstance(expr, ir.Not):
+        if type(expr) is ir.Literal:
+            return expr.value
+        if type(expr) is ir.Compare:
+            return self._compare(expr)
+        if type(expr) is ir.Logical:
+            return self._logical(expr)
+        if type(expr) is ir.Not:
             value = self(expr.operand)
             return UNKNOWN if value is UNKNOWN else not _truthy(value)
-        if isinstance(expr, ir.Logical):
-            return self._logical(expr)
-        return self._compare(expr)
+        assert isinstance(expr, ir.Ident)
+        return expr.name
 
     def _ref(self, ref: ir.StepRef) -> Any:
-        gate = self.ctx.shared(first_steps).get(ref.step)
+        gate = self.steps.get(ref.step)
         approved = gate is not None and gate.step.approval is not None and gate.when is None and gate.index < self.unit.index
         return True if approved and ref.path == ("approved",) else UNKNOWN
 
@@ -148,8 +149,9 @@ def _same_number(left: Any, right: Any) -> bool:
     return _json_type(left) == _json_type(right) == "number" and left == right
 
 
-def _hint(expr: ir.Expr) -> str:
-    if any(isinstance(e, ir.StepRef) for e in expr_nodes(expr)):
+def _hint(nodes: list[ir.Expr]) -> str:
+    """What to say about an always false condition (of these `walk.expr_nodes`)."""
+    if any(type(e) is ir.StepRef for e in nodes):
         return "a rejected approval cancels the whole run, so `$gate.approved` is always true after the gate"
     return "the condition compares constants only; compare a step result such as `$step.json.field`"
 
@@ -157,9 +159,9 @@ def _hint(expr: ir.Expr) -> str:
 @rule("L502", "always-false-condition", Severity.WARNING, "a condition that can never be true")
 def always_false_condition(ctx: LintContext) -> Iterator[Diagnostic]:
     for unit, when, checked in ctx.shared(checked_conditions):
-        if isinstance(when, ir.ConstCondition) and not when.value:
+        if type(when) is ir.ConstCondition and not when.value:
             yield ctx.diag("L502", when.span, f"step `{unit.id}` never runs: its condition is false", "remove the step or the condition")
-        elif isinstance(when, ir.ExprCondition) and not any(why for _, why in checked):
+        elif type(when) is ir.ExprCondition and not any(why for _, why in checked):
             value = _Evaluator(ctx, unit)(when.expr)
             if value is not UNKNOWN and not _truthy(value):
-                yield ctx.diag("L502", when.span, f"step `{unit.id}` never runs: `{when.text}` is always false", _hint(when.expr))
+                yield ctx.diag("L502", when.span, f"step `{unit.id}` never runs: `{when.text}` is always false", _hint(unit.condition_nodes))
