@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lobsterlang.grammar_files import grammar_dir
+from lobsterlang.syntax.pipeline import _parts, _scan_words
 from tools.gen_terminals import STARTS, combined_grammar, generate_terminals
 
 lark = pytest.importorskip("lark")
@@ -46,10 +47,17 @@ def _lark_stages(tree: Any) -> list[list[list[tuple[str, int, int]]]]:
     return stages
 
 
+def scan_stages(text: str) -> tuple[list[tuple[int, int, list[list[Any]]]], list[int]] | int:
+    """What the pipeline scanner finds, shaped as the grammar's tokens: stages, words, parts."""
+    scanned = _scan_words(text)
+    if isinstance(scanned, int):
+        return scanned
+    groups, pipes = scanned
+    return [(start, end, [_parts(raw, a) for raw, a, _, _ in words]) for start, end, words, _ in groups], pipes
+
+
 @pytest.mark.parametrize("case", load_json(CASES / "pipelines.json"), ids=lambda c: c["name"])
 def test_pipeline_scanner_agrees_with_the_lalr_parse(case: dict[str, Any], fresh_parser: Any) -> None:
-    from lobsterlang.syntax.pipeline import scan_stages
-
     scanned = scan_stages(case["input"])
     try:
         tree = fresh_parser.parse(case["input"], start="pipeline")
@@ -65,8 +73,6 @@ def test_pipeline_scanner_agrees_with_the_lalr_parse(case: dict[str, Any], fresh
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet=st.sampled_from(list("ab |'\"\\\t\n-=$")), max_size=30))
 def test_pipeline_scanner_agrees_on_any_text(text: str) -> None:
-    from lobsterlang.syntax.pipeline import scan_stages
-
     parser = _fresh_lark()
     scanned = scan_stages(text)
     try:

@@ -242,19 +242,6 @@ def _unclosed_at(text: str) -> int:
     return expected
 
 
-def scan_stages(text: str) -> tuple[list[tuple[int, int, list[list[Part]]]], list[int]] | int:
-    """The token structure of the grammar: stages, their words, and each word's parts.
-
-    This is what `_scan_words` finds for any text; tests check it against Lark, and that
-    the quicker `_split_stages` gives the same pipelines.
-    """
-    scanned = _scan_words(text)
-    if isinstance(scanned, int):
-        return scanned
-    groups, pipes = scanned
-    return [(start, end, [_parts(raw, a) for raw, a, _, _ in words]) for start, end, words, _ in groups], pipes
-
-
 def _parts(raw: str, pos: int) -> list[Part]:
     """The parts of the word `raw`, which starts at `pos`."""
     matches = pipeline_scanner().finditer(raw)
