@@ -3,37 +3,78 @@
 from __future__ import annotations
 
 from bisect import bisect_right
+from typing import TYPE_CHECKING, Any, NoReturn
 
-from lobsterlang.record import Record
+from lobsterlang.record import FrozenRecordError
+
+if TYPE_CHECKING:
+
+    def _field(index: int, doc: str) -> Any: ...
+
+else:
+    try:  # the C accessor behind namedtuple fields
+        from _collections import _tuplegetter as _field
+    except ImportError:  # pragma: no cover - a Python without it
+        from operator import itemgetter
+
+        def _field(index: int, doc: str) -> property:
+            return property(itemgetter(index), doc=doc)
 
 
-class Span(Record):
+class Span(tuple):  # type: ignore[type-arg]
     """A half-open range of source text.
 
     `start`/`end` are 0-based code-point offsets; `line`/`col` and `end_line`/`end_col`
     are 1-based, with `end_col` pointing just past the last character.
+
+    A tuple underneath, so that making one is a single allocation: compiling a file makes
+    hundreds. It acts as a frozen record, not as a sequence: use the fields or `to_list()`.
     """
 
-    start: int
-    end: int
-    line: int
-    col: int
-    end_line: int
-    end_col: int
+    __slots__ = ()
+
+    if TYPE_CHECKING:
+        start: int
+        end: int
+        line: int
+        col: int
+        end_line: int
+        end_col: int
+
+        @classmethod
+        def _make(cls, values: tuple[Any, ...]) -> Span: ...
+
+    else:
+        start = _field(0, "0-based offset of the first character")
+        end = _field(1, "0-based offset just past the last character")
+        line = _field(2, "1-based line of `start`")
+        col = _field(3, "1-based column of `start`")
+        end_line = _field(4, "1-based line of `end`")
+        end_col = _field(5, "1-based column of `end`")
+        _make = classmethod(tuple.__new__)
+
+    def __new__(cls, start: int, end: int, line: int, col: int, end_line: int, end_col: int) -> Span:
+        return tuple.__new__(cls, (start, end, line, col, end_line, end_col))
+
+    def _values(self) -> tuple[int, int, int, int, int, int]:
+        return (self.start, self.end, self.line, self.col, self.end_line, self.end_col)
 
     def to_list(self) -> list[int]:
-        return [self.start, self.end, self.line, self.col, self.end_line, self.end_col]
+        return list(self._values())
 
     @classmethod
     def from_list(cls, data: list[int]) -> Span:
         start, end, line, col, end_line, end_col = data
         return cls(start, end, line, col, end_line, end_col)
 
-    # A span made by LineIndex.span computes its line and column on first use; it is still a
-    # Span and compares, hashes, prints and pickles as the eager one with the same values.
+    # A span made by LineIndex.span finds its line and column when they are read; it is still
+    # a Span and compares, hashes, prints and pickles as the eager one with the same values.
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Span) and self._values() == other._values()
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
 
     def __hash__(self) -> int:
         return hash(("Span", *self._values()))
@@ -41,51 +82,37 @@ class Span(Record):
     def __repr__(self) -> str:
         return "Span({}, {}, {}, {}, {}, {})".format(*self._values())
 
-    def __reduce__(self) -> tuple[object, ...]:
+    def __reduce__(self) -> tuple[Any, ...]:
         return (Span, self._values())
+
+    def __setattr__(self, name: str, value: object) -> NoReturn:
+        raise FrozenRecordError(f"cannot assign to field {name!r}: Span is frozen")
+
+    def __delattr__(self, name: str) -> NoReturn:
+        raise FrozenRecordError(f"cannot delete field {name!r}: Span is frozen")
+
+    def _unordered(self, other: object) -> Any:
+        return NotImplemented  # spans have no order (a tuple's would compare the wrong things)
+
+    __lt__ = __le__ = __gt__ = __ge__ = _unordered
 
 
 NO_SPAN = Span(0, 0, 1, 1, 1, 1)
 
 
-_SLOT_GET = {name: getattr(Span, name).__get__ for name in ("line", "col", "end_line", "end_col")}
-_SLOT_SET = {name: getattr(Span, name).__set__ for name in ("start", "end", "line", "col", "end_line", "end_col")}
-
-
-def _lazy_position(name: str) -> property:
-    get_slot, set_slot = _SLOT_GET[name], _SLOT_SET[name]
-
-    def get(self: _LazySpan) -> int:
-        try:
-            return int(get_slot(self, _LazySpan))
-        except AttributeError:
-            self._resolve()
-            return int(get_slot(self, _LazySpan))
-
-    return property(get, set_slot)
-
-
 class _LazySpan(Span):
-    """A Span that knows its LineIndex and finds its line and column only when asked."""
+    """The tuple `(start, end, index)`: line and column are looked up in the LineIndex when read."""
 
-    __slots__ = ("_index",)
+    __slots__ = ()
 
-    line = _lazy_position("line")
-    col = _lazy_position("col")
-    end_line = _lazy_position("end_line")
-    end_col = _lazy_position("end_col")
-
-    def _resolve(self) -> None:
-        index: LineIndex = self._index  # type: ignore[attr-defined]
-        line, col = index.line_col(self.start)
-        end_line, end_col = index.line_col(self.end)
-        for name, value in (("line", line), ("col", col), ("end_line", end_line), ("end_col", end_col)):
-            _SLOT_SET[name](self, value)
+    if not TYPE_CHECKING:
+        line = property(lambda self: self[2].line_of(self[0]), doc=Span.line.__doc__)
+        col = property(lambda self: self[2].col_of(self[0]), doc=Span.col.__doc__)
+        end_line = property(lambda self: self[2].line_of(self[1]), doc=Span.end_line.__doc__)
+        end_col = property(lambda self: self[2].col_of(self[1]), doc=Span.end_col.__doc__)
 
 
-_new_span = object.__new__
-_set_start, _set_end = _SLOT_SET["start"], _SLOT_SET["end"]
-_set_index = _LazySpan._index.__set__  # type: ignore[attr-defined]
+_lazy_span = _LazySpan._make
 
 
 class LineIndex:
@@ -108,16 +135,20 @@ class LineIndex:
         line = bisect_right(self._starts, offset) - 1
         return line + 1, offset - self._starts[line] + 1
 
+    def line_of(self, offset: int) -> int:
+        """The 1-based line of a 0-based offset."""
+        return bisect_right(self._starts, offset)
+
+    def col_of(self, offset: int) -> int:
+        """The 1-based column of a 0-based offset."""
+        return offset - self._starts[bisect_right(self._starts, offset) - 1] + 1
+
     def span(self, start: int, end: int) -> Span:
-        """The span of `start`..`end` (clamped to the text); its line and column are found on first use."""
+        """The span of `start`..`end` (clamped to the text); its line and column are found when read."""
         if not 0 <= start <= end <= self.length:
             start = max(0, min(start, self.length))
             end = max(start, min(end, self.length))
-        span = _new_span(_LazySpan)
-        _set_start(span, start)
-        _set_end(span, end)
-        _set_index(span, self)
-        return span
+        return _lazy_span((start, end, self))
 
     def line_start(self, line: int) -> int:
         """Offset of the first character of a 1-based line."""

@@ -16,6 +16,8 @@ MAX_DEPTH = 200
 MAX_ALIAS_EXPANSION = 100_000
 """Nodes that aliases may add beyond the distinct nodes of the document ("billion laughs")."""
 
+_make_span = Span._make
+
 _KNOWN_TAGS = frozenset(
     {NULL_TAG, BOOL_TAG, INT_TAG, FLOAT_TAG, STR_TAG, MAP_TAG, SEQ_TAG}
 )
@@ -24,7 +26,7 @@ _KNOWN_TAGS = frozenset(
 def node_span(node: yaml.Node, index: LineIndex) -> Span:
     """The span of a node from its marks (pyyaml marks are 0-based; Span is 1-based)."""
     start, end = node.start_mark, node.end_mark
-    return Span(start.index, end.index, start.line + 1, start.column + 1, end.line + 1, end.column + 1)
+    return _make_span((start.index, end.index, start.line + 1, start.column + 1, end.line + 1, end.column + 1))
 
 
 def needs_graph_check(text: str) -> bool:
