@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from bisect import bisect_right
+from itertools import accumulate
+from operator import add
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from lobsterlang.record import FrozenRecordError
@@ -112,7 +114,8 @@ class _LazySpan(Span):
         end_col = property(lambda self: self[2].col_of(self[1]), doc=Span.end_col.__doc__)
 
 
-_lazy_span = _LazySpan._make
+unchecked_span = _LazySpan._make
+"""`unchecked_span((start, end, index))`: the span LineIndex.span gives for offsets already inside the text."""
 
 
 class LineIndex:
@@ -121,13 +124,9 @@ class LineIndex:
     __slots__ = ("_starts", "length")
 
     def __init__(self, text: str) -> None:
-        starts = [0]
-        find = text.find
-        pos = find("\n")
-        while pos != -1:
-            starts.append(pos + 1)
-            pos = find("\n", pos + 1)
-        self._starts = starts
+        lines = text.split("\n")
+        # Line i starts after lines 0..i-1 and their i newlines (computed without a Python loop).
+        self._starts: list[int] = list(map(add, accumulate(map(len, lines), initial=0), range(len(lines))))
         self.length = len(text)
 
     def line_col(self, offset: int) -> tuple[int, int]:
@@ -148,7 +147,7 @@ class LineIndex:
         if not 0 <= start <= end <= self.length:
             start = max(0, min(start, self.length))
             end = max(start, min(end, self.length))
-        return _lazy_span((start, end, self))
+        return unchecked_span((start, end, self))
 
     def line_start(self, line: int) -> int:
         """Offset of the first character of a 1-based line."""

@@ -44,8 +44,7 @@ class Context:
 
     # ── nodes ──
 
-    def span(self, node: yaml.Node) -> Span:
-        return node_span(node, self.index)
+    span = staticmethod(node_span)
 
     def entry_span(self, key: yaml.Node, value: yaml.Node) -> Span:
         return self.index.span(key.start_mark.index, max(value.end_mark.index, key.end_mark.index))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from typing import Protocol
 
-from lobsterlang.span import LineIndex, Span
+from lobsterlang.span import LineIndex, Span, unchecked_span
 
 
 class Locator(Protocol):
@@ -24,7 +24,12 @@ class TextLocator:
         self._base = base
 
     def span(self, start: int, end: int) -> Span:
-        return self._index.span(self._base + start, self._base + end)
+        start += self._base
+        end += self._base
+        index = self._index
+        if 0 <= start <= end <= index.length:  # LineIndex.span's check, without a second call
+            return unchecked_span((start, end, index))
+        return index.span(start, end)
 
 
 class SegmentLocator:

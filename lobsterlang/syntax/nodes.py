@@ -23,7 +23,7 @@ _KNOWN_TAGS = frozenset(
 )
 
 
-def node_span(node: yaml.Node, index: LineIndex) -> Span:
+def node_span(node: yaml.Node) -> Span:
     """The span of a node from its marks (pyyaml marks are 0-based; Span is 1-based)."""
     start, end = node.start_mark, node.end_mark
     return _make_span((start.index, end.index, start.line + 1, start.column + 1, end.line + 1, end.column + 1))
@@ -71,7 +71,7 @@ def check_graph(root: yaml.Node, index: LineIndex) -> list[Diagnostic]:
             hint = "flatten the data: workflow values need no more than a few levels of nesting"
             return [_error("E006", f"value nested deeper than {MAX_DEPTH} levels", node, index, hint)]
         if node.tag not in _KNOWN_TAGS and len(warnings) < 20:
-            warnings.append(_unknown_tag(node, index))
+            warnings.append(_unknown_tag(node))
         on_path.add(key)
         stack.append((node, depth, True))
         stack.extend((c, depth + 1, False) for c in _children(node) if id(c) not in sizes)
@@ -95,9 +95,9 @@ def _error(code: str, message: str, node: yaml.Node, index: LineIndex, hint: str
     return Diagnostic(code, Severity.ERROR, message, index.span(start, start + 1), hint=hint)
 
 
-def _unknown_tag(node: yaml.Node, index: LineIndex) -> Diagnostic:
+def _unknown_tag(node: yaml.Node) -> Diagnostic:
     message = f"unknown YAML tag {node.tag!r} is ignored; the value is read as plain data"
-    return Diagnostic("W010", Severity.WARNING, message, node_span(node, index))
+    return Diagnostic("W010", Severity.WARNING, message, node_span(node))
 
 
 class NestingError(ValueError):
