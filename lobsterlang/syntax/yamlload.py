@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import operator
 import re
+from typing import Any
 
 import yaml
 
@@ -48,6 +49,7 @@ def _by_first_character() -> dict[str, tuple[tuple[str, re.Pattern[str]], ...]]:
 
 
 _PLAIN_RESOLVERS = _by_first_character()
+_SCALAR, _SEQUENCE = yaml.ScalarNode, yaml.SequenceNode
 
 
 class CoreLoader(_BaseLoader):  # type: ignore[misc]
@@ -58,14 +60,15 @@ class CoreLoader(_BaseLoader):  # type: ignore[misc]
     (pyyaml's generic versions cost about a quarter of composing a workflow file).
     """
 
-    def resolve(self, kind: type[yaml.Node], value: str | None, implicit: tuple[bool, bool] | bool) -> str:
-        if kind is yaml.ScalarNode:
-            if isinstance(implicit, tuple) and implicit[0] and value is not None:
+    def resolve(self, kind: type[yaml.Node], value: Any, implicit: Any) -> str:
+        """A scalar's `value` is its text and `implicit` is (plain, quoted); collections have neither."""
+        if kind is _SCALAR:
+            if implicit[0]:  # plain: the core schema may type it
                 for tag, pattern in _PLAIN_RESOLVERS.get(value[:1], ()):
                     if pattern.match(value):
                         return tag
             return STR_TAG
-        return SEQ_TAG if kind is yaml.SequenceNode else MAP_TAG
+        return SEQ_TAG if kind is _SEQUENCE else MAP_TAG
 
     # Called around every node. With no path resolvers they have nothing to do, and builtins
     # that take the same arguments do nothing without the cost of a Python call.
