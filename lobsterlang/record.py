@@ -20,6 +20,9 @@ else:
         return lambda cls: cls
 
 
+_MISSING = object()
+
+
 class FrozenRecordError(AttributeError):
     """Raised on an attempt to change a record."""
 
@@ -40,7 +43,7 @@ class _RecordMeta(type):
 def _make_init(cls: Any) -> Any:
     """An __init__ that stores all-positional arguments straight into the slots (the common case)."""
     setters = tuple(getattr(cls, name).__set__ for name in cls._fields)
-    return _init_factory(len(setters))(Record.__init__, *setters)
+    return _init_factory(len(setters))(Record.__init__, _MISSING, *setters)
 
 
 @cache
@@ -53,12 +56,13 @@ def _init_factory(count: int) -> Any:
     names = [f"a{i}" for i in range(count)]
     setters = [f"s{i}" for i in range(count)]
     stores = "".join(f"        {s}(self, {a})\n" for s, a in zip(setters, names, strict=True))
+    params = ", ".join(f"{a}=_MISSING" for a in names)
+    given = ", ".join(names)
     source = (
-        f"def factory(general, {', '.join(setters)}):\n"
-        "    def __init__(self, *args, **kwargs):\n"
-        f"        if kwargs or len(args) != {count}:\n"
-        "            return general(self, *args, **kwargs)\n"
-        f"        {', '.join(names)}, = args\n"
+        f"def factory(general, _MISSING, {', '.join(setters)}):\n"
+        f"    def __init__(self, {params}, **kwargs):\n"
+        f"        if kwargs or {names[-1]} is _MISSING:\n"
+        f"            return general(self, *[a for a in ({given},) if a is not _MISSING], **kwargs)\n"
         f"{stores}"
         "    return __init__\n"
     )
