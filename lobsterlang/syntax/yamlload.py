@@ -61,7 +61,7 @@ class CoreLoader(_BaseLoader):  # type: ignore[misc]
     """
 
     def resolve(self, kind: type[yaml.Node], value: Any, implicit: Any) -> str:
-        """A scalar's `value` is its text and `implicit` is (plain, quoted); collections have neither."""
+        """For a scalar, `value` is its text and `implicit` is (plain, quoted); for a collection, None and a flag."""
         if kind is _SCALAR:
             if implicit[0]:  # plain: the core schema may type it
                 for tag, pattern in _PLAIN_RESOLVERS.get(value[:1], ()):
