@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cached_property
-from typing import TypeVar, cast
+from typing import Generic, TypeVar, cast, overload
 
 from lobsterlang import ir
 from lobsterlang.commands.specs import BY_NAME, CommandSpec
@@ -16,6 +15,32 @@ from lobsterlang.lint.walk import Unit, units
 from lobsterlang.span import Span
 
 T = TypeVar("T")
+_MISSING = object()
+"""What `LintContext.shared` finds for an index not built yet (an index may be None)."""
+
+
+class _cached(Generic[T]):
+    """`functools.cached_property` without its lock, which Python 3.11 takes on every first read.
+
+    The value is stored in the instance's `__dict__`, where later reads find it first.
+    """
+
+    def __init__(self, build: Callable[[LintContext], T]) -> None:
+        self.build = build
+        self.name = build.__name__
+        self.__doc__ = build.__doc__
+
+    @overload
+    def __get__(self, ctx: None, owner: type) -> _cached[T]: ...
+
+    @overload
+    def __get__(self, ctx: LintContext, owner: type) -> T: ...
+
+    def __get__(self, ctx: LintContext | None, owner: type) -> T | _cached[T]:
+        if ctx is None:
+            return self
+        value = ctx.__dict__[self.name] = self.build(ctx)
+        return value
 
 
 class LintContext:
@@ -35,13 +60,12 @@ class LintContext:
 
     def shared(self, build: Callable[[LintContext], T]) -> T:
         """`build(self)`, computed once per context: an index that several rules read."""
-        try:
-            return cast(T, self._shared[build])
-        except KeyError:
+        value = self._shared.get(build, _MISSING)
+        if value is _MISSING:
             value = self._shared[build] = build(self)
-            return value
+        return cast(T, value)
 
-    @cached_property
+    @_cached
     def textmap(self) -> TextMap:
         return TextMap(self.text, self.offsets)
 
@@ -52,20 +76,20 @@ class LintContext:
             found = self._offsets[id(template)] = part_offsets(template)
         return found
 
-    @cached_property
+    @_cached
     def units(self) -> tuple[Unit, ...]:
         return tuple(units(self.workflow)) if self.workflow else ()
 
-    @cached_property
+    @_cached
     def steps(self) -> tuple[Unit, ...]:
         """Top-level steps only, in order."""
         return tuple(u for u in self.units if u.kind == "step")
 
-    @cached_property
+    @_cached
     def approval_steps(self) -> tuple[Unit, ...]:
         return tuple(u for u in self.steps if u.step.approval is not None)
 
-    @cached_property
+    @_cached
     def by_id(self) -> dict[str, list[Unit]]:
         """Every unit (sub-steps included) by id."""
         found: dict[str, list[Unit]] = {}
@@ -77,12 +101,12 @@ class LintContext:
                 same.append(unit)
         return found
 
-    @cached_property
+    @_cached
     def shell_runs(self) -> tuple[tuple[Unit, ir.ShellRun], ...]:
         """Every `run:`/`command:` unit with its action."""
         return tuple((u, u.action) for u in self.units if type(u.action) is ir.ShellRun)
 
-    @cached_property
+    @_cached
     def side_effects(self) -> dict[Unit, str]:
         """Every side-effecting unit, in order, with why (`effects.unit_side_effect`)."""
         found = {}
@@ -92,12 +116,12 @@ class LintContext:
                 found[unit] = why
         return found
 
-    @cached_property
+    @_cached
     def arg_names(self) -> frozenset[str]:
         args = self.workflow.args if self.workflow else None
         return frozenset(a.name for a in args or ())
 
-    @cached_property
+    @_cached
     def pipelines(self) -> tuple[tuple[ir.Pipeline, Unit | None], ...]:
         """Every parsed pipeline with the unit that runs it (None for a lone pipeline string)."""
         found: list[tuple[ir.Pipeline, Unit | None]] = [(self.pipeline, None)] if self.pipeline is not None else []
@@ -107,7 +131,7 @@ class LintContext:
                 found.append((action.pipeline, unit))
         return tuple(found)
 
-    @cached_property
+    @_cached
     def stages(self) -> tuple[ir.Stage, ...]:
         """Every stage of every pipeline, in order."""
         found: list[ir.Stage] = []
@@ -115,7 +139,7 @@ class LintContext:
             found += pipeline.stages
         return tuple(found)
 
-    @cached_property
+    @_cached
     def stages_by_name(self) -> dict[str, list[ir.Stage]]:
         """The stages of each command name, in order."""
         found: dict[str, list[ir.Stage]] = {}
@@ -123,7 +147,7 @@ class LintContext:
             found.setdefault(stage.name.value, []).append(stage)
         return found
 
-    @cached_property
+    @_cached
     def known_stages(self) -> tuple[tuple[ir.Stage, CommandSpec], ...]:
         """Every stage of a standard command, with its spec."""
         found = []
@@ -133,7 +157,7 @@ class LintContext:
                 found.append((stage, spec))
         return tuple(found)
 
-    @cached_property
+    @_cached
     def step_refs(self) -> tuple[tuple[Unit, ir.StepRef, str], ...]:
         """Every step reference with the unit that evaluates it and its field."""
         found: list[tuple[Unit, ir.StepRef, str]] = []

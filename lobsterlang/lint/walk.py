@@ -21,12 +21,12 @@ class Unit:
 
     `index` is the position of the top-level step that owns it; `loop` is the enclosing
     for_each (sub-steps only); `position` orders sub-steps within their loop. `templates`,
-    `data_refs` and `condition_nodes` are what most rules read, worked out once here. A plain
+    `data_refs`, `arg_refs` and `condition_nodes` are what most rules read, worked out once here. A plain
     slotted class, not a Record: a file has a unit per step, built on every lint.
     """
 
     __slots__ = (
-        "action", "condition_nodes", "cwd", "data_refs", "env", "id", "id_span", "index", "kind", "loop", "position",
+        "action", "arg_refs", "condition_nodes", "cwd", "data_refs", "env", "id", "id_span", "index", "kind", "loop", "position",
         "span", "stdin", "step", "templates", "when",
     )
 
@@ -47,6 +47,8 @@ class Unit:
     """The templates it renders at run time, each with the field it sits in."""
     data_refs: list[tuple[ir.StepRef, str]]
     """Every `$step.path` it reads, with the field it sits in (its condition excluded)."""
+    arg_refs: list[ir.ArgRef]
+    """Every `${arg}` of its `templates`, in order (its `cwd` excluded)."""
     condition_nodes: list[ir.Expr]
     """The nodes of its expression condition (`expr_nodes`), empty without one."""
 
@@ -57,7 +59,7 @@ class Unit:
         self.index, self.position, self.loop = index, position, loop
         self.span, self.id_span = node.span, node.id_span
         self.templates = templates(self)
-        self.data_refs = data_refs(self, self.templates)
+        self.data_refs, self.arg_refs = template_refs(self, self.templates)
         self.condition_nodes = expr_nodes(when.expr) if type(when) is ir.ExprCondition else []
 
     def __repr__(self) -> str:
@@ -114,9 +116,10 @@ def expr_nodes(expr: ir.Expr) -> list[ir.Expr]:
     return found
 
 
-def data_refs(unit: Unit, rendered: Iterable[tuple[ir.Template, str]]) -> list[tuple[ir.StepRef, str]]:
-    """`Unit.data_refs`; `rendered` is `templates(unit)`."""
+def template_refs(unit: Unit, rendered: Iterable[tuple[ir.Template, str]]) -> tuple[list[tuple[ir.StepRef, str]], list[ir.ArgRef]]:
+    """`Unit.data_refs` and `Unit.arg_refs`, in one pass over the parts; `rendered` is `templates(unit)`."""
     found: list[tuple[ir.StepRef, str]] = []
+    args: list[ir.ArgRef] = []
     if type(unit.stdin) is ir.StdinRef:
         found.append((unit.stdin.ref, "stdin"))
     if type(unit.action) is ir.ForEach:
@@ -129,7 +132,9 @@ def data_refs(unit: Unit, rendered: Iterable[tuple[ir.Template, str]]) -> list[t
         for part in template.parts:
             if type(part) is ir.StepRef:
                 found.append((part, field))
-    return found
+            elif type(part) is ir.ArgRef:
+                args.append(part)
+    return found, args
 
 
 def stages(unit: Unit) -> tuple[ir.Stage, ...]:

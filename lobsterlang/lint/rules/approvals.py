@@ -98,11 +98,17 @@ def _child_gates(path: str, mtime_ns: int) -> tuple[str, ...]:
     return tuple(s.id for s in child.steps if s.approval or s.input) if child else ()
 
 
+def _base_dir(ctx: LintContext) -> Path:
+    """The directory that sub-workflow paths are relative to."""
+    return Path(ctx.workflow.source).parent if ctx.workflow else Path(".")
+
+
 def _sub_workflow_gates(ctx: LintContext) -> Iterator[tuple[Unit, ir.WorkflowCall, tuple[str, ...]]]:
-    base = Path(ctx.workflow.source).parent if ctx.workflow else Path(".")
+    base = None  # made on first use: most files call no sub-workflow
     for unit in ctx.steps:
         call = unit.action
-        if isinstance(call, ir.WorkflowCall) and not call.path.refs:
+        if type(call) is ir.WorkflowCall and not call.path.refs:
+            base = base or _base_dir(ctx)
             target = base / call.path.text
             gates = _child_gates(str(target), target.stat().st_mtime_ns) if target.is_file() else ()
             if gates:

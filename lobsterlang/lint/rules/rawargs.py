@@ -10,6 +10,7 @@ from lobsterlang import ir
 from lobsterlang.diagnostics import Diagnostic, Severity
 from lobsterlang.lint.context import LintContext
 from lobsterlang.lint.registry import rule
+from lobsterlang.lint.rules.references import joined_text
 from lobsterlang.lint.shellquote import quote_state
 
 _SHELL_SPECIAL = re.compile(r"[\s;|&<>()$`*?\[\]'\"\\]")
@@ -21,16 +22,23 @@ _HINT = "lobsterlang substitutes args as data; run with `--raw-args` for the ref
 def needs_raw_args(ctx: LintContext) -> Iterator[Diagnostic]:
     defaults = _string_defaults(ctx)
     shell_defaults = {name: value for name, value in defaults.items() if _SHELL_SPECIAL.search(value)}
-    for unit in ctx.units:
-        for template, _field in unit.templates:
-            if "$${" in template.text or "}." in template.text:  # in every text `_reference_building` flags
-                yield from _reference_building(ctx, template)
-        if shell_defaults and isinstance(unit.action, ir.ShellRun):
-            yield from _shell_splitting(ctx, unit.action.command, shell_defaults)
+    building = _may_build_references(ctx.shared(joined_text))
+    if building or shell_defaults:
+        for unit in ctx.units:
+            for template, _field in unit.templates:
+                if building and _may_build_references(template.text):
+                    yield from _reference_building(ctx, template)
+            if shell_defaults and isinstance(unit.action, ir.ShellRun):
+                yield from _shell_splitting(ctx, unit.action.command, shell_defaults)
     pipeline_defaults = {name: value for name, value in defaults.items() if _PIPELINE_SPECIAL.search(value)}
     if pipeline_defaults:
         for pipeline, _unit in ctx.pipelines:
             yield from _pipeline_retokenising(ctx, pipeline, pipeline_defaults)
+
+
+def _may_build_references(text: str) -> bool:
+    """Whether `text` may hold what `_reference_building` flags: true of every text where it finds something."""
+    return "$${" in text or "}." in text
 
 
 def _string_defaults(ctx: LintContext) -> dict[str, str]:

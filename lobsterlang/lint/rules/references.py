@@ -53,20 +53,33 @@ def _resolve(ctx: LintContext, unit: Unit, name: str) -> list[Unit] | None:
 
 
 def resolved_refs(ctx: LintContext) -> tuple[Resolved, ...]:
-    """Every step reference with what it resolves to (shared by L101-L104)."""
-    return tuple([(unit, ref, field, _resolve(ctx, unit, ref.step)) for unit, ref, field in ctx.step_refs])
+    """Every step reference with what it resolves to (shared by L101-L104).
+
+    Outside loops a name means the same units everywhere, so it is resolved once (and the
+    references to it share that list: read it, never change it).
+    """
+    outside: dict[str, list[Unit] | None] = {}
+    found: list[Resolved] = []
+    for unit, ref, field in ctx.step_refs:
+        if unit.loop is not None:
+            targets = _resolve(ctx, unit, ref.step)
+        elif ref.step in outside:
+            targets = outside[ref.step]
+        else:
+            targets = outside[ref.step] = _resolve(ctx, unit, ref.step)
+        found.append((unit, ref, field, targets))
+    return tuple(found)
 
 
-def _unknown(ref: ir.StepRef, field: str, targets: list[Unit] | None) -> bool:
-    if targets is None or targets:
-        return False
+def _unknown(ref: ir.StepRef, field: str) -> bool:
+    """Whether a reference that names no step is reported (`$HOME.txt` may be shell text)."""
     return field in _STRICT_FIELDS or not is_shell_like_name(ref.step)
 
 
 @rule("L101", "unknown-step-ref", Severity.ERROR, "a `$step.field` reference names a step that does not exist")
 def unknown_step_ref(ctx: LintContext) -> Iterator[Diagnostic]:
     for _, ref, field, targets in ctx.shared(resolved_refs):
-        if _unknown(ref, field, targets):
+        if targets is not None and not targets and _unknown(ref, field):
             yield _unknown_ref(ctx, ref, field)
 
 
@@ -84,7 +97,9 @@ def _unknown_ref(ctx: LintContext, ref: ir.StepRef, field: str) -> Diagnostic:
 @rule("L102", "forward-step-ref", Severity.ERROR, "a reference to a step that has not run yet")
 def forward_step_ref(ctx: LintContext) -> Iterator[Diagnostic]:
     for unit, ref, field, found in ctx.shared(resolved_refs):
-        targets = _others(unit, found) if found else None
+        if not found or (found[0].kind == "step" and found[0].index < unit.index):
+            continue  # the common case: an earlier top-level step, visible and not the unit's own
+        targets = _others(unit, found)
         if targets and not (visible(unit, targets[0]) or any(visible(unit, t) for t in targets[1:])):
             why = "runs concurrently" if targets[0].kind == "branch" and targets[0].step is unit.step else "runs later"
             yield ctx.diag("L102", ref.span, f"`{ref.text}` refers to step `{ref.step}`, which {why} ({field} of {unit.id})",
@@ -118,25 +133,23 @@ def approved_not_approval(ctx: LintContext) -> Iterator[Diagnostic]:
                            f"add `approval:` to step `{ref.step}`, or reference the approval step that gates it")
 
 
-def _add_args(found: list[ir.ArgRef], template: ir.Template | None) -> None:
+def _template_args(found: list[ir.ArgRef], template: ir.Template | None) -> None:
     if template is not None:
-        for part in template.parts:
-            if type(part) is ir.ArgRef:
-                found.append(part)
+        found += [part for part in template.parts if type(part) is ir.ArgRef]
 
 
 def arg_refs(ctx: LintContext) -> tuple[ir.ArgRef, ...]:
     """Every `${arg}` of the file, in order (shared by L105 and L106)."""
     found: list[ir.ArgRef] = []
     for unit in ctx.units:
-        for template, _ in unit.templates:
-            _add_args(found, template)
-        _add_args(found, unit.cwd)
+        found += unit.arg_refs
+        if unit.cwd is not None:
+            _template_args(found, unit.cwd)
     workflow = ctx.workflow
     if workflow is not None:
-        _add_args(found, workflow.cwd)
+        _template_args(found, workflow.cwd)
         for env in workflow.env or ():
-            _add_args(found, env.template)
+            _template_args(found, env.template)
     return tuple(found)
 
 
@@ -165,8 +178,11 @@ def all_texts(ctx: LintContext) -> tuple[tuple[ir.Template, Unit | None], ...]:
 
 
 def joined_text(ctx: LintContext) -> str:
-    """The text of every template, one per line (for a quick look before scanning each)."""
-    return "\n".join(t.text for t, _ in ctx.shared(all_texts))
+    """The text of every template (`all_texts`), one per line (for a quick look before scanning each)."""
+    texts = [template.text for unit in ctx.units for template, _ in unit.templates]
+    workflow_env = ctx.workflow.env if ctx.workflow else None
+    texts += [env.template.text for env in workflow_env or () if env.template is not None]
+    return "\n".join(texts)
 
 
 @rule("L106", "unused-arg", Severity.WARNING, "a declared arg that nothing uses")

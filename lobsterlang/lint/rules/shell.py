@@ -42,10 +42,15 @@ def shell_flag(stage: ir.Stage) -> ir.Word | None:
 _STYLES = {"|": "block", ">": "block", '"': "double", "'": "single"}
 
 
-def _yaml_style(ctx: LintContext, run: ir.ShellRun) -> str:
-    if ctx.path.lower().endswith(".json"):
+def _yaml_style(ctx: LintContext, run: ir.ShellRun, json_file: bool) -> str:
+    """How the shell text of `run` is written in the file (`json_file`: the file is JSON)."""
+    if json_file:
         return "double"
     return _STYLES.get(ctx.source_char(run.span.start), "plain")
+
+
+_ESCAPING = frozenset({"double", "single"})
+"""The styles in which `_escape` changes text."""
 
 
 def _escape(text: str, style: str) -> str:
@@ -56,37 +61,49 @@ def _escape(text: str, style: str) -> str:
     return text
 
 
-def _arg_fixes(ctx: LintContext, run: ir.ShellRun, refs: list[tuple[int, ir.ArgRef]]) -> list[Fix | None]:
-    """For each `${arg}` of a shell text (with its offset), the fix that reads `$LOBSTER_ARG_<NAME>` instead."""
-    style = _yaml_style(ctx, run)
-    text = run.command.text
-    states = quote_states(text, [start for start, _ in refs])
-    return [_arg_fix(ctx, style, text, start, ref, state) for (start, ref), state in zip(refs, states, strict=True)]
+class _ArgNote:
+    """What L301 says about one arg name, worked out once per file (a file uses a few args many times)."""
+
+    __slots__ = ("env", "fix_message", "hint", "message", "written")
+
+    def __init__(self, name: str, declared: bool) -> None:
+        env = env_arg_name(name)
+        self.written = "${" + name + "}"
+        self.env = "LOBSTER_ARG_" + env if env and declared else None  # what the fix reads instead (None: no fix)
+        self.message = f"`{self.written}` is pasted into the shell text raw: a value with quotes, `;` or `$(…)` runs as code"
+        self.hint = f'use the environment variable instead: "$LOBSTER_ARG_{env or "<NAME>"}"'
+        self.fix_message = f"pass {name} through $LOBSTER_ARG_{env}"
 
 
-def _arg_fix(ctx: LintContext, style: str, text: str, start: int, ref: ir.ArgRef, state: QuoteState) -> Fix | None:
-    name = env_arg_name(ref.name)
-    if not name or ref.name not in ctx.arg_names:
-        return None
-    end = start + len(ref.name) + 3
-    replacement = variable_for(state, "LOBSTER_ARG_" + name, text[end : end + 1])
+def _arg_fix(ctx: LintContext, note: _ArgNote, style: str, text: str, start: int, ref: ir.ArgRef, state: QuoteState) -> Fix | None:
+    """The fix that reads `note.env` instead of the `${arg}` at offset `start` of shell text `text`."""
+    assert note.env is not None
+    end = start + len(note.written)
+    replacement = variable_for(state, note.env, text[end : end + 1])
     if style == "plain" and start == 0 and replacement[0] in "\"'":
         return None
-    return ctx.replace(ref.span, _escape("${" + ref.name + "}", style), _escape(replacement, style),
-                       f"pass {ref.name} through $LOBSTER_ARG_{name}")
+    written = note.written
+    if style in _ESCAPING:
+        written, replacement = _escape(written, style), _escape(replacement, style)
+    return ctx.replace(ref.span, written, replacement, note.fix_message)
 
 
 @rule("L301", "raw-arg-in-shell", Severity.ERROR, "`${arg}` spliced into `run:`/`command:` shell text", fixable=True)
 def raw_arg_in_shell(ctx: LintContext) -> Iterator[Diagnostic]:
+    notes: dict[str, _ArgNote] = {}
+    json_file = ctx.path.lower().endswith(".json")
     for _, run in ctx.shell_runs:
         refs = [(start, part) for start, part in ctx.offsets(run.command) if type(part) is ir.ArgRef]
-        for (_, ref), fix in zip(refs, _arg_fixes(ctx, run, refs) if refs else (), strict=True):
-            name = "LOBSTER_ARG_" + (env_arg_name(ref.name) or "<NAME>")
-            yield ctx.diag(
-                "L301", ref.span,
-                f"`${{{ref.name}}}` is pasted into the shell text raw: a value with quotes, `;` or `$(…)` runs as code",
-                f"use the environment variable instead: \"${name}\"", fix,
-            )
+        if not refs:
+            continue
+        style = _yaml_style(ctx, run, json_file)
+        text = run.command.text
+        for (start, ref), state in zip(refs, quote_states(text, [start for start, _ in refs]), strict=True):
+            note = notes.get(ref.name)
+            if note is None:
+                note = notes[ref.name] = _ArgNote(ref.name, ref.name in ctx.arg_names)
+            fix = _arg_fix(ctx, note, style, text, start, ref, state) if note.env is not None else None
+            yield ctx.diag("L301", ref.span, note.message, note.hint, fix)
 
 
 @rule("L302", "step-output-in-shell", Severity.WARNING, "a step's output spliced into shell text")
