@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 import yaml
@@ -17,7 +18,7 @@ def template(ctx: Context, node: yaml.ScalarNode, *, step_refs: bool = True) -> 
     return parse_template(node.value, ctx.locator(node), step_refs=step_refs)
 
 
-def extras(ctx: Context, entries: dict[str, Entry], known: frozenset[str]) -> tuple[ir.Extra, ...]:
+def extras(ctx: Context, entries: dict[str, Entry], known: AbstractSet[str]) -> tuple[ir.Extra, ...]:
     """Keep the entries the runtime ignores, so nothing written in the file is lost."""
     if entries.keys() <= known:
         return ()
@@ -28,12 +29,16 @@ def extras(ctx: Context, entries: dict[str, Entry], known: frozenset[str]) -> tu
     )
 
 
-def unbuilt(entries: dict[str, Entry], built: dict[str, object]) -> frozenset[str]:
+def unbuilt(entries: dict[str, Entry], built: dict[str, object]) -> set[str]:
     """Keys present in the file whose IR is None (not the shape the runtime uses).
 
     Leaving them out of the known keys keeps them as extras, so nothing written is lost.
     """
-    return frozenset(key for key, value in built.items() if key in entries and value is None)
+    dropped = set()
+    for key, value in built.items():
+        if value is None and key in entries:
+            dropped.add(key)
+    return dropped
 
 
 def env(ctx: Context, entry: Entry | None, where: str) -> tuple[ir.EnvVar, ...] | None:
@@ -93,10 +98,12 @@ def condition(ctx: Context, entries: dict[str, Entry]) -> tuple[ir.Condition | N
     """`when` (preferred) or `condition`; the first one that is not null is used."""
     for key in ("when", "condition"):
         entry = entries.get(key)
-        if entry is None or value_of(entry[1]) is None:
+        if entry is None:
             continue
         node = entry[1]
         value = value_of(node)
+        if value is None:
+            continue
         locate = ctx.locator(node) if isinstance(node, yaml.ScalarNode) and isinstance(value, str) else None
         cond, problems = parse_condition(value, ctx.span(node), locate)
         if problems and isinstance(node, yaml.ScalarNode) and node.tag.startswith("!"):

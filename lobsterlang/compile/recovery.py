@@ -72,7 +72,7 @@ def retry(ctx: Context, step_id: str, entry: Entry | None) -> ir.Retry | None:
         ctx.error("S119", f"Workflow step {step_id} retry must be an object", node, "write e.g. `retry: {max: 3}`")
         return ir.Retry(value, None, None, None, None, None, span)
     entries = ctx.mapping(node)  # type: ignore[arg-type]
-    fields = {key: value_of(v) for key, (_, v) in entries.items()}
+    fields: dict[str, Any] = value  # the mapping's plain values, by the same keys as `entries`
     for key, test, rule in _RETRY_RULES:
         if key in entries and not test(fields[key]):
             ctx.error("S119", f"Workflow step {step_id} retry.{key} must be {rule}", entries[key][1])

@@ -104,12 +104,15 @@ def _check_kinds(ctx: Context, label: str, entries: dict[str, Entry], node: yaml
 def _kinds(entries: dict[str, Entry]) -> list[str]:
     """The execution kinds present, with `run` and `command` counting once (run wins)."""
     found: list[str] = []
-    shell = [k for k in ("run", "command") if k in entries and _non_empty_str(entries[k][1])]
-    if shell:
-        found.append(shell[0])
+    for key in ("run", "command"):
+        if key in entries and _non_empty_str(entries[key][1]):
+            found.append(key)
+            break
     if "pipeline" in entries and _non_empty_str(entries["pipeline"][1]):
         found.append("pipeline")
-    found.extend(k for k in ("workflow", "parallel", "for_each") if k in entries)
+    for key in ("workflow", "parallel", "for_each"):
+        if key in entries:
+            found.append(key)
     return found
 
 
@@ -152,7 +155,7 @@ def _build(
         env, cwd, retry,
         value_of(entries["timeout_ms"][1]) if "timeout_ms" in entries else None,
         value_of(entries["on_error"][1]) if "on_error" in entries else None,
-        _extras(ctx, entries, used),
+        fields.extras(ctx, entries, used),
         ctx.span(node), ctx.span(entries["id"][1]),
     )
 
@@ -186,10 +189,6 @@ def _workflow_arg(ctx: Context, name: str, key: yaml.Node, node: yaml.Node) -> i
     return ir.WorkflowArg(name, value, tpl, ctx.entry_span(key, node))
 
 
-def _extras(ctx: Context, entries: dict[str, Entry], used: set[str]) -> tuple[ir.Extra, ...]:
-    return fields.extras(ctx, entries, frozenset(used))
-
-
 def build_sub_step(ctx: Context, node: yaml.MappingNode, entries: dict[str, Entry], sub_id: str) -> ir.Step:
     """The IR of a for_each sub-step (already checked by the loop)."""
     used: set[str] = {"id", "stdin", "env", "cwd"}
@@ -203,5 +202,5 @@ def build_sub_step(ctx: Context, node: yaml.MappingNode, entries: dict[str, Entr
     used -= fields.unbuilt(entries, {"env": env, "cwd": cwd})
     return ir.Step(
         sub_id, action, None, None, stdin, when, when_key,  # type: ignore[arg-type]
-        env, cwd, None, None, None, _extras(ctx, entries, used), ctx.span(node), ctx.span(entries["id"][1]),
+        env, cwd, None, None, None, fields.extras(ctx, entries, used), ctx.span(node), ctx.span(entries["id"][1]),
     )
