@@ -46,9 +46,6 @@ class CommandSpec(Record):
     examples: tuple[str, ...] = ()
     requires_one_of: tuple[str, ...] = ()
 
-    def flag(self, name: str) -> FlagSpec | None:
-        return next((f for f in self.flags if name == f.name or name in f.aliases), None)
-
 
 def _b(name: str, help: str, *aliases: str) -> FlagSpec:
     return FlagSpec(name, "bool", help, aliases=aliases)

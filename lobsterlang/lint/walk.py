@@ -6,7 +6,7 @@ Record class (which has a metaclass) `isinstance` costs several times more when 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from typing import Literal
 
 from lobsterlang import ir
@@ -59,7 +59,7 @@ class Unit:
         self.index, self.position, self.loop = index, position, loop
         self.span, self.id_span = node.span, node.id_span
         self.templates = templates(self)
-        self.data_refs, self.arg_refs = template_refs(self, self.templates)
+        self.data_refs, self.arg_refs = template_refs(self)
         self.condition_nodes = expr_nodes(when.expr) if type(when) is ir.ExprCondition else []
 
     def __repr__(self) -> str:
@@ -116,8 +116,8 @@ def expr_nodes(expr: ir.Expr) -> list[ir.Expr]:
     return found
 
 
-def template_refs(unit: Unit, rendered: Iterable[tuple[ir.Template, str]]) -> tuple[list[tuple[ir.StepRef, str]], list[ir.ArgRef]]:
-    """`Unit.data_refs` and `Unit.arg_refs`, in one pass over the parts; `rendered` is `templates(unit)`."""
+def template_refs(unit: Unit) -> tuple[list[tuple[ir.StepRef, str]], list[ir.ArgRef]]:
+    """`Unit.data_refs` and `Unit.arg_refs`, in one pass over the parts of `unit.templates`."""
     found: list[tuple[ir.StepRef, str]] = []
     args: list[ir.ArgRef] = []
     if type(unit.stdin) is ir.StdinRef:
@@ -128,7 +128,7 @@ def template_refs(unit: Unit, rendered: Iterable[tuple[ir.Template, str]]) -> tu
             found.append((source.ref, "for_each"))
         elif type(source) is ir.StdinTemplate:
             found += ((p, "for_each") for p in source.template.parts if type(p) is ir.StepRef)
-    for template, field in rendered:
+    for template, field in unit.templates:
         for part in template.parts:
             if type(part) is ir.StepRef:
                 found.append((part, field))

@@ -22,7 +22,7 @@ class _Table:
 
     def __init__(self, spec: CommandSpec) -> None:
         self.flags: dict[str, FlagSpec] = {}
-        """`spec.flag(name)` for every name and alias."""
+        """Each flag by its name and by each alias (the first flag that has one wins)."""
         for flag in spec.flags:
             for name in (flag.name, *flag.aliases):
                 self.flags.setdefault(name, flag)
@@ -124,7 +124,7 @@ def missing_argument(ctx: LintContext) -> Iterator[Diagnostic]:
       "a bare boolean flag followed by a word takes that word as its value", fixable=True)
 def bare_flag_swallows(ctx: LintContext) -> Iterator[Diagnostic]:
     for _, _, table, given in ctx.shared(known_stages):
-        for flag in swallowed(table, given) if table.has_bool else ():
+        for flag in swallowed(table, given):
             assert flag.value is not None
             fix = ctx.replace(flag.name_span, f"--{flag.name}", f"--{flag.name}=true", f"write --{flag.name}=true")
             yield ctx.diag(

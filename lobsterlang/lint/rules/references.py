@@ -100,7 +100,7 @@ def forward_step_ref(ctx: LintContext) -> Iterator[Diagnostic]:
         if not found or (found[0].kind == "step" and found[0].index < unit.index):
             continue  # the common case: an earlier top-level step, visible and not the unit's own
         targets = _others(unit, found)
-        if targets and not (visible(unit, targets[0]) or any(visible(unit, t) for t in targets[1:])):
+        if targets and not any(visible(unit, t) for t in targets):
             why = "runs concurrently" if targets[0].kind == "branch" and targets[0].step is unit.step else "runs later"
             yield ctx.diag("L102", ref.span, f"`{ref.text}` refers to step `{ref.step}`, which {why} ({field} of {unit.id})",
                            "steps can only read the results of steps before them; move the step or the reference")
@@ -179,10 +179,7 @@ def all_texts(ctx: LintContext) -> tuple[tuple[ir.Template, Unit | None], ...]:
 
 def joined_text(ctx: LintContext) -> str:
     """The text of every template (`all_texts`), one per line (for a quick look before scanning each)."""
-    texts = [template.text for unit in ctx.units for template, _ in unit.templates]
-    workflow_env = ctx.workflow.env if ctx.workflow else None
-    texts += [env.template.text for env in workflow_env or () if env.template is not None]
-    return "\n".join(texts)
+    return "\n".join(template.text for template, _ in ctx.shared(all_texts))
 
 
 @rule("L106", "unused-arg", Severity.WARNING, "a declared arg that nothing uses")
