@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Generic, TypeVar, cast, overload
 
 from lobsterlang import ir
@@ -67,14 +68,13 @@ class LintContext:
 
     @_cached
     def textmap(self) -> TextMap:
-        return TextMap(self.text, self.offsets)
+        # Handed the cache, not `self.offsets`: a bound method would make the context a
+        # reference cycle, which only the collector frees (with the whole IR it holds).
+        return TextMap(self.text, partial(_offsets, self._offsets))
 
     def offsets(self, template: ir.Template) -> list[tuple[int, ir.TemplatePart]]:
         """`textmap.part_offsets(template)`, computed once per template."""
-        found = self._offsets.get(id(template))
-        if found is None:
-            found = self._offsets[id(template)] = part_offsets(template)
-        return found
+        return _offsets(self._offsets, template)
 
     @_cached
     def units(self) -> tuple[Unit, ...]:
@@ -181,3 +181,10 @@ class LintContext:
 
     def source_char(self, offset: int) -> str:
         return self.text[offset] if 0 <= offset < len(self.text) else ""
+
+
+def _offsets(cache: dict[int, list[tuple[int, ir.TemplatePart]]], template: ir.Template) -> list[tuple[int, ir.TemplatePart]]:
+    found = cache.get(id(template))
+    if found is None:
+        found = cache[id(template)] = part_offsets(template)
+    return found

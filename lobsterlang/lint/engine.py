@@ -82,8 +82,11 @@ def lint_sources(sources: Sequence[Source], config: Config | None = None) -> lis
     config = config or Config()
     selection = _Selection(config, all_rules().values())
     with collector_paused():  # the results of every file stay alive until the end
+        if not (config.shellcheck and config.enabled("L310", "")):
+            # Each file is finished at once, so its rule indexes are freed before the next file.
+            return [_finish(_check(source, *selection.for_path(source.path)), config) for source in sources]
         pending = [_check(source, *selection.for_path(source.path)) for source in sources]
-    if config.shellcheck and config.enabled("L310", "") and any(p.ctx.units for p in pending):
+    if any(p.ctx.units for p in pending):
         _shellcheck(pending)
     return [_finish(p, config) for p in pending]
 
