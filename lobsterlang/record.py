@@ -9,8 +9,10 @@ classes as frozen dataclasses through PEP 681 (`dataclass_transform`).
 
 from __future__ import annotations
 
+import sys
+import types
 from functools import cache
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 if TYPE_CHECKING:
     from typing_extensions import dataclass_transform
@@ -18,9 +20,6 @@ else:
 
     def dataclass_transform(**_: Any) -> Any:
         return lambda cls: cls
-
-
-_MISSING = object()
 
 
 class FrozenRecordError(AttributeError):
@@ -41,34 +40,49 @@ class _RecordMeta(type):
 
 
 def _make_init(cls: Any) -> Any:
-    """An __init__ that stores all-positional arguments straight into the slots (the common case)."""
-    setters = tuple(getattr(cls, name).__set__ for name in cls._fields)
-    return _init_factory(len(setters))(Record.__init__, _MISSING, *setters)
+    """An __init__ whose parameters are the fields, storing each argument straight into its slot.
+
+    Python binds positional and keyword arguments and fills defaults itself, and names the
+    field in its error when one is missing or unknown. As in a dataclass, a field without a
+    default cannot follow one with a default.
+    """
+    fields, defaults = cls._fields, cls._defaults
+    given = [name in defaults for name in fields]
+    first_default = given.index(True) if True in given else len(fields)
+    if not all(given[first_default:]):
+        late = fields[given.index(False, first_default)]
+        raise TypeError(f"{cls.__name__}: field {late!r} without a default follows a field with one")
+    code = _init_code(len(fields)).replace(co_varnames=("self", *fields))
+    if sys.version_info >= (3, 11):
+        code = code.replace(co_qualname=f"{cls.__qualname__}.__init__")
+    setters = [getattr(cls, name).__set__ for name in fields]
+    # The closure follows `co_freevars`, which Python sorts by name (`_set10_` before `_set2_`).
+    cells = tuple(types.CellType(setters[int(free[4:-1])]) for free in code.co_freevars)
+    argdefs = tuple(defaults[name] for name in fields[first_default:]) or None
+    return types.FunctionType(code, {}, "__init__", argdefs, cells)
 
 
 @cache
-def _init_factory(count: int) -> Any:
-    """A factory of __init__ functions for records of `count` fields, compiled once per count.
+def _init_code(count: int) -> types.CodeType:
+    """The code of an __init__ of `count` parameters that calls one slot setter per parameter.
 
-    Generated code is the fastest way to store fields, and one factory per field count
-    (not per class) keeps the import cheap.
+    Compiled once per field count; each class gets a copy with its field names as the
+    parameter names, and its own setters as the closure. Generated code is the fastest
+    way to store fields, and one compilation per count (not per class) keeps the import cheap.
     """
-    names = [f"a{i}" for i in range(count)]
-    setters = [f"s{i}" for i in range(count)]
-    stores = "".join(f"        {s}(self, {a})\n" for s, a in zip(setters, names, strict=True))
-    params = ", ".join(f"{a}=_MISSING" for a in names)
-    given = ", ".join(names)
+    params = [f"a{i}" for i in range(count)]
+    setters = [f"_set{i}_" for i in range(count)]
+    stores = "".join(f"        {s}(self, {a})\n" for s, a in zip(setters, params, strict=True))
     source = (
-        f"def factory(general, _MISSING, {', '.join(setters)}):\n"
-        f"    def __init__(self, {params}, **kwargs):\n"
-        f"        if kwargs or {names[-1]} is _MISSING:\n"
-        f"            return general(self, *[a for a in ({given},) if a is not _MISSING], **kwargs)\n"
+        f"def factory({', '.join(setters)}):\n"
+        f"    def __init__(self, {', '.join(params)}):\n"
         f"{stores}"
         "    return __init__\n"
     )
     namespace: dict[str, Any] = {}
     exec(source, namespace)  # trusted: generated from a field count only
-    return namespace["factory"]
+    init = namespace["factory"](*range(count))
+    return cast(types.CodeType, init.__code__)
 
 
 @dataclass_transform(frozen_default=True)
@@ -78,23 +92,6 @@ class Record(metaclass=_RecordMeta):
     __slots__ = ()
     _fields: ClassVar[tuple[str, ...]]
     _defaults: ClassVar[dict[str, Any]]
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        fields = self._fields
-        if len(args) > len(fields):
-            raise TypeError(f"{type(self).__name__} takes {len(fields)} arguments, got {len(args)}")
-        setter = object.__setattr__
-        for name, value in zip(fields, args, strict=False):
-            setter(self, name, value)
-        for name in fields[len(args) :]:
-            if name in kwargs:
-                setter(self, name, kwargs.pop(name))
-            elif name in self._defaults:
-                setter(self, name, self._defaults[name])
-            else:
-                raise TypeError(f"{type(self).__name__} is missing field {name!r}")
-        if kwargs:
-            raise TypeError(f"{type(self).__name__} has no field {next(iter(kwargs))!r}")
 
     def _values(self) -> tuple[Any, ...]:
         return tuple(getattr(self, name) for name in self._fields)
