@@ -113,6 +113,11 @@ class _LazySpan(Span):
         end_line = property(lambda self: self[2].line_of(self[1]), doc=Span.end_line.__doc__)
         end_col = property(lambda self: self[2].col_of(self[1]), doc=Span.end_col.__doc__)
 
+    def _values(self) -> tuple[int, int, int, int, int, int]:
+        """All six fields with two lookups, not one per field (`to_list`, equality, hashing)."""
+        start, end, index = self
+        return (start, end, *index.line_col(start), *index.line_col(end))
+
 
 unchecked_span = _LazySpan._make
 """`unchecked_span((start, end, index))`: the span LineIndex.span gives for offsets already inside the text."""

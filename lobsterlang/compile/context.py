@@ -9,7 +9,7 @@ import yaml
 from lobsterlang.diagnostics import Diagnostic, Severity
 from lobsterlang.span import LineIndex, Span
 from lobsterlang.syntax.locate import Locator
-from lobsterlang.syntax.nodes import key_text, node_span, scalar_value, to_value
+from lobsterlang.syntax.nodes import key_text, scalar_value, to_value
 from lobsterlang.syntax.scalars import scalar_locator
 from lobsterlang.syntax.yamlload import STR_TAG
 
@@ -44,7 +44,9 @@ class Context:
 
     # ── nodes ──
 
-    span = staticmethod(node_span)
+    def span(self, node: yaml.Node) -> Span:
+        """The span of a node; its line and column are looked up when read (most never are)."""
+        return self.index.span(node.start_mark.index, node.end_mark.index)
 
     def entry_span(self, key: yaml.Node, value: yaml.Node) -> Span:
         return self.index.span(key.start_mark.index, max(value.end_mark.index, key.end_mark.index))
@@ -62,12 +64,13 @@ class Context:
             return cached
         entries: dict[str, Entry] = {}
         self._mappings[id(node)] = entries
-        for key_node, value_node in node.value:
+        for entry in node.value:  # (key node, value node) pairs, kept as they are
+            key_node = entry[0]
             plain = key_node.tag == STR_TAG and isinstance(key_node, yaml.ScalarNode)
             key = key_node.value if plain else key_text(key_node)
             if key in entries:
                 self._duplicate_key(key, key_node)
-            entries[key] = (key_node, value_node)
+            entries[key] = entry
         return entries
 
     def _duplicate_key(self, key: str, key_node: yaml.Node) -> None:
