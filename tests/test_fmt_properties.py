@@ -140,8 +140,11 @@ def test_comments_anywhere_are_kept_in_place(doc: dict[str, Any], data: Any) -> 
             indent = len(lines[number]) - len(lines[number].lstrip()) if number < len(lines) else 0
             lines.insert(number, " " * indent + f"# c{number}")
     commented = "\n".join(lines) + "\n"
+    inserted = sorted(f"# c{n}" for n in spots)
     before = compile_workflow(commented, "g.lobster")
-    assume(before.ok and before.ir is not None and len(before.ir.comments) == len(spots))
+    # Only when the comments are exactly the inserted ones: a line inserted into a block scalar
+    # is text there, or ends the scalar and turns the rest of its lines into comments.
+    assume(before.ok and before.ir is not None and sorted(c.text for c in before.ir.comments) == inserted)
     _check(commented, "g.lobster")
     out = format_text(commented, "g.lobster")
-    assert sorted(c.text for c in compile_workflow(out, "g.lobster").ir.comments) == sorted(f"# c{n}" for n in spots)  # type: ignore[union-attr]
+    assert sorted(c.text for c in compile_workflow(out, "g.lobster").ir.comments) == inserted  # type: ignore[union-attr]
