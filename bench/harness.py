@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import math
 import os
 import sys
 import time
@@ -33,10 +34,20 @@ def one_core() -> Iterator[None]:
 
 def best_of(passes: int, work: Callable[[], object]) -> float:
     """The fastest of `passes` timed calls, in seconds (garbage collected before each)."""
-    times = []
+    return best_of_each(passes, {"work": work})["work"]
+
+
+def best_of_each(passes: int, works: dict[str, Callable[[], object]]) -> dict[str, float]:
+    """`best_of` for several works that take turns within each pass.
+
+    Interleaved, a slow spell of a shared machine hits every work alike, so the ratios
+    between them hold better than when each work's passes run back to back.
+    """
+    best = dict.fromkeys(works, math.inf)
     for _ in range(passes):
-        gc.collect()
-        begin = time.perf_counter()
-        work()
-        times.append(time.perf_counter() - begin)
-    return min(times)
+        for name, work in works.items():
+            gc.collect()
+            begin = time.perf_counter()
+            work()
+            best[name] = min(best[name], time.perf_counter() - begin)
+    return best
