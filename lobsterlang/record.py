@@ -59,7 +59,9 @@ def _make_init(cls: Any) -> Any:
     # The closure follows `co_freevars`, which Python sorts by name (`_set10_` before `_set2_`).
     cells = tuple(types.CellType(setters[int(free[4:-1])]) for free in code.co_freevars)
     argdefs = tuple(defaults[name] for name in fields[first_default:]) or None
-    return types.FunctionType(code, {}, "__init__", argdefs, cells)
+    init = types.FunctionType(code, {}, "__init__", argdefs, cells)
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    return init
 
 
 @cache
