@@ -9,7 +9,7 @@ import yaml
 from lobsterlang.diagnostics import Diagnostic, Severity
 from lobsterlang.span import LineIndex, Span
 from lobsterlang.syntax.locate import Locator
-from lobsterlang.syntax.nodes import key_text, scalar_value, to_value
+from lobsterlang.syntax.nodes import key_text, node_span, scalar_value, to_value
 from lobsterlang.syntax.scalars import scalar_locator
 from lobsterlang.syntax.yamlload import STR_TAG
 
@@ -46,7 +46,7 @@ class Context:
 
     def span(self, node: yaml.Node) -> Span:
         """The span of a node; its line and column are looked up when read (most never are)."""
-        return self.index.span(node.start_mark.index, node.end_mark.index)
+        return node_span(node, self.index)
 
     def entry_span(self, key: yaml.Node, value: yaml.Node) -> Span:
         return self.index.span(key.start_mark.index, max(value.end_mark.index, key.end_mark.index))

@@ -16,17 +16,14 @@ MAX_DEPTH = 200
 MAX_ALIAS_EXPANSION = 100_000
 """Nodes that aliases may add beyond the distinct nodes of the document ("billion laughs")."""
 
-_make_span = Span._make
-
 _KNOWN_TAGS = frozenset(
     {NULL_TAG, BOOL_TAG, INT_TAG, FLOAT_TAG, STR_TAG, MAP_TAG, SEQ_TAG}
 )
 
 
-def node_span(node: yaml.Node) -> Span:
-    """The span of a node from its marks (pyyaml marks are 0-based; Span is 1-based)."""
-    start, end = node.start_mark, node.end_mark
-    return _make_span((start.index, end.index, start.line + 1, start.column + 1, end.line + 1, end.column + 1))
+def node_span(node: yaml.Node, index: LineIndex) -> Span:
+    """The span of a node from its marks' offsets; its line and column are looked up when read."""
+    return index.span(node.start_mark.index, node.end_mark.index)
 
 
 def needs_graph_check(text: str) -> bool:
@@ -71,7 +68,7 @@ def check_graph(root: yaml.Node, index: LineIndex) -> list[Diagnostic]:
             hint = "flatten the data: workflow values need no more than a few levels of nesting"
             return [_error("E006", f"value nested deeper than {MAX_DEPTH} levels", node, index, hint)]
         if node.tag not in _KNOWN_TAGS and len(warnings) < 20:
-            warnings.append(_unknown_tag(node))
+            warnings.append(_unknown_tag(node, index))
         on_path.add(key)
         stack.append((node, depth, True))
         stack.extend((c, depth + 1, False) for c in _children(node) if id(c) not in sizes)
@@ -95,9 +92,9 @@ def _error(code: str, message: str, node: yaml.Node, index: LineIndex, hint: str
     return Diagnostic(code, Severity.ERROR, message, index.span(start, start + 1), hint=hint)
 
 
-def _unknown_tag(node: yaml.Node) -> Diagnostic:
+def _unknown_tag(node: yaml.Node, index: LineIndex) -> Diagnostic:
     message = f"unknown YAML tag {node.tag!r} is ignored; the value is read as plain data"
-    return Diagnostic("W010", Severity.WARNING, message, node_span(node))
+    return Diagnostic("W010", Severity.WARNING, message, node_span(node, index))
 
 
 class NestingError(ValueError):
