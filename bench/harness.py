@@ -18,6 +18,13 @@ def lobster_command() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "lobsterlang"]
 
 
+def build_kind() -> str:
+    """Which lobsterlang is being timed: the pure-Python one or a mypyc-compiled wheel."""
+    from lobsterlang import compiled
+
+    return "mypyc-compiled" if compiled() else "pure Python"
+
+
 @contextmanager
 def one_core() -> Iterator[None]:
     """Pin this process to one CPU while timing, where the OS allows it."""

@@ -17,9 +17,10 @@ def test_wheel_installs_and_compiles(tmp_path: Path) -> None:
     wheels = tmp_path / "wheels"
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels), str(ROOT)],
-        check=True, capture_output=True, text=True,
+        check=True, capture_output=True, text=True, env={k: v for k, v in os.environ.items() if k != "LOBSTERLANG_MYPYC"},
     )
     (wheel,) = wheels.glob("lobsterlang-*.whl")
+    assert wheel.name.endswith("-py3-none-any.whl"), "without LOBSTERLANG_MYPYC the wheel is pure Python"
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(with_pip=True).create(env_dir)
     python = env_dir / "bin" / "python"

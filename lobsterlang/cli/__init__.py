@@ -7,7 +7,7 @@ import sys
 from lobsterlang import __version__
 
 HELP = """\
-lobster — the Lobster workflow language toolchain (lobsterlang {version})
+lobster — the Lobster workflow language toolchain (lobsterlang {version}{build})
 
 Usage:
   lobster compile FILE [-o OUT] [--format text|json]     print a workflow file's IR as JSON
@@ -59,7 +59,10 @@ def _print_help() -> None:
     from lobsterlang.commands.specs import COMMANDS
 
     names = ", ".join(sorted(spec.name for spec in COMMANDS))
-    sys.stdout.write(HELP.format(version=__version__, commands=textwrap.fill(names, 100, initial_indent="  ", subsequent_indent="  ")))
+    from lobsterlang import compiled
+
+    build = ", mypyc-compiled" if compiled() else ""
+    sys.stdout.write(HELP.format(version=__version__, build=build, commands=textwrap.fill(names, 100, initial_indent="  ", subsequent_indent="  ")))
 
 
 SUBCOMMANDS = frozenset(line.split()[1] for line in HELP.splitlines() if line.startswith("  lobster "))

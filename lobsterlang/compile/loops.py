@@ -14,7 +14,7 @@ from lobsterlang.compile.context import Context, Entry, is_map, is_seq, is_str, 
 from lobsterlang.compile.gates import is_approval
 from lobsterlang.compile.recovery import is_finite_non_negative, is_int
 
-LOOP_KEYS = frozenset({"for_each", "steps", "item_var", "index_var", "batch_size", "pause_ms"})
+LOOP_KEYS: frozenset[str] = frozenset({"for_each", "steps", "item_var", "index_var", "batch_size", "pause_ms"})
 SUB_STEP_KEYS = frozenset({"id", "run", "command", "pipeline", "env", "cwd", "stdin", "when", "condition"})
 _SUB_EXEC = ("run", "command", "pipeline")
 _IGNORED_IN_LOOPS = frozenset({"retry", "timeout_ms", "on_error"})

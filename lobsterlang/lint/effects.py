@@ -15,12 +15,12 @@ _ANY_VERB_RE = re.compile("|".join(SIDE_EFFECT_VERBS))
 _HTTP_WRITE_RE = re.compile(r"(?:-X\s*|--request[=\s]+)['\"]?(POST|PUT|PATCH|DELETE)\b")
 MODEL_COMMANDS = frozenset({"llm.invoke", "llm_task.invoke", "openclaw.agent"})
 _EXTERNAL_EFFECTS = frozenset({"sends_email"})
-_INVOKERS = frozenset({"openclaw.invoke", "clawd.invoke"}) & BY_NAME.keys()
+_INVOKERS = frozenset(BY_NAME.keys() & {"openclaw.invoke", "clawd.invoke"})
 _EXTERNAL_COMMANDS = {
     name: spec.side_effects[0].replace("_", " ") for name, spec in BY_NAME.items() if _EXTERNAL_EFFECTS & set(spec.side_effects)
 }
 """Commands with an effect outside the machine, with how to describe it."""
-_EFFECT_COMMANDS = frozenset({"exec", *_EXTERNAL_COMMANDS, *_INVOKERS}) & BY_NAME.keys()
+_EFFECT_COMMANDS = frozenset(BY_NAME.keys() & {"exec", *_EXTERNAL_COMMANDS, *_INVOKERS})
 """The only commands whose stages can be side-effecting."""
 
 

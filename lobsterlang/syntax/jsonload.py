@@ -23,14 +23,14 @@ def compose_json(text: str, index: LineIndex) -> tuple[yaml.Node | None, list[Di
         return None, [Diagnostic("E004", Severity.ERROR, "JSON syntax error: unexpected byte order mark", index.span(0, 1), hint=hint)]
     try:
         json.loads(text, parse_constant=_refuse_constant)
-    except _NonStandardNumber as exc:
-        found = re.search(rf"(?<![\w\"]){re.escape(exc.word)}(?![\w\"])", text)
+    except _NonStandardNumber as refused:
+        found = re.search(rf"(?<![\w\"]){re.escape(refused.word)}(?![\w\"])", text)
         pos = found.start() if found else 0
-        span = index.span(pos, pos + len(exc.word))
-        return None, [Diagnostic("E004", Severity.ERROR, f"JSON syntax error: {exc.word} is not valid JSON", span)]
-    except json.JSONDecodeError as exc:
-        span = index.span(exc.pos, exc.pos + 1)
-        return None, [Diagnostic("E004", Severity.ERROR, f"JSON syntax error: {exc.msg}", span)]
+        span = index.span(pos, pos + len(refused.word))
+        return None, [Diagnostic("E004", Severity.ERROR, f"JSON syntax error: {refused.word} is not valid JSON", span)]
+    except json.JSONDecodeError as invalid:
+        span = index.span(invalid.pos, invalid.pos + 1)
+        return None, [Diagnostic("E004", Severity.ERROR, f"JSON syntax error: {invalid.msg}", span)]
     except RecursionError:
         hint = "flatten the data: workflow values need no more than a few levels of nesting"
         return None, [Diagnostic("E006", Severity.ERROR, "JSON is nested too deeply", index.span(0, 1), hint=hint)]

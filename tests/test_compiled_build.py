@@ -1,0 +1,74 @@
+"""A wheel built with LOBSTERLANG_MYPYC=1 carries C extensions that behave exactly like the Python sources."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import ROOT
+
+from tools import mypyc_hook
+
+PROBE = ROOT / "tests" / "compiled_probe.py"
+
+
+def c_compiler() -> str | None:
+    command = (sysconfig.get_config_var("CC") or "cc").split()
+    return shutil.which(command[0]) if command else None
+
+
+def probe(extra_env: dict[str, str]) -> dict[str, Any]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | extra_env
+    done = subprocess.run([sys.executable, str(PROBE)], capture_output=True, text=True, env=env, cwd=ROOT / "tests")
+    assert done.returncode == 0, done.stderr
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
+@pytest.mark.slow
+def test_compiled_wheel_matches_pure_python(tmp_path: Path) -> None:
+    if c_compiler() is None:
+        pytest.skip("no C compiler: the mypyc build needs one")
+    wheels = tmp_path / "wheels"
+    build = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(wheels), str(ROOT)],
+        capture_output=True, text=True, env={**os.environ, mypyc_hook.ENABLE: "1"},
+    )
+    assert build.returncode == 0, build.stdout + build.stderr
+    (wheel,) = wheels.glob("lobsterlang-*.whl")
+    assert not wheel.name.endswith("-none-any.whl"), "a compiled wheel is platform-specific"
+    site = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(site), str(wheel)], check=True)
+    assert list((site / "lobsterlang" / "syntax").glob("pipeline.*.so")), "the parser must be an extension module"
+    assert not any(ROOT.rglob("lobsterlang/**/*.so")), "the build must leave nothing in the checkout"
+
+    pure, compiled = probe({}), probe({"PYTHONPATH": str(site)})
+    assert (pure.pop("compiled"), compiled.pop("compiled")) == (False, True)
+    assert pure.keys() == compiled.keys()
+    differ = [name for name in pure if pure[name] != compiled[name]]
+    assert not differ, f"the compiled build disagrees on {len(differ)} of {len(pure)} inputs, first: {differ[:5]}"
+
+
+def test_hook_compiles_parser_compiler_and_linter_but_not_what_mypyc_cannot() -> None:
+    modules = mypyc_hook.sources(ROOT)
+    for module in ("syntax/pipeline.py", "compile/steps.py", "lint/engine.py", "lint/rules/shell.py"):
+        assert f"lobsterlang/{module}" in modules
+    assert not mypyc_hook.INTERPRETED & set(modules)
+    assert all(m.startswith(mypyc_hook.COMPILED) for m in modules)
+
+
+def test_hook_asks_for_mypy_only_when_enabled(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(mypyc_hook.ENABLE, raising=False)
+    assert not mypyc_hook.enabled()
+    monkeypatch.setenv(mypyc_hook.ENABLE, "0")
+    assert not mypyc_hook.enabled()
+    monkeypatch.setenv(mypyc_hook.ENABLE, "1")
+    assert mypyc_hook.enabled()
+    assert any(req.startswith("mypy") for req in mypyc_hook.BUILD_REQUIRES)
