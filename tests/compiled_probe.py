@@ -19,9 +19,9 @@ import corpus  # noqa: E402
 
 import lobsterlang  # noqa: E402
 from lobsterlang.compile import compile_pipeline, compile_workflow  # noqa: E402
-from lobsterlang.diagnostics import Diagnostic  # noqa: E402
 from lobsterlang.ir_codec import to_json  # noqa: E402
 from lobsterlang.lint import Config, Source, lint_sources  # noqa: E402
+from lobsterlang.report import diagnostic_json  # noqa: E402
 
 MALFORMED: dict[str, bytes] = {
     "tabs.lobster": b"steps:\n\t- id: a\n",
@@ -51,24 +51,20 @@ def pipeline_inputs() -> Iterator[str]:
     yield from ("a | b", "a ||", "  | a", "'unclosed", "x \"a\\\"b\" 'c\\'d' --k=v --f", "where 'a\\\\'b' | c")
 
 
-def diagnostic(diag: Diagnostic) -> list[Any]:
-    fix = None if diag.fix is None else [diag.fix.message, [(e.span.to_list(), e.new_text) for e in diag.fix.edits]]
-    return [diag.code, diag.severity.value, diag.message, diag.span.to_list(), diag.hint, fix]
-
-
 def main() -> None:
     workflows = list(workflow_inputs())
     results: dict[str, Any] = {"compiled": lobsterlang.compiled()}
     for name, data in workflows:
         compiled = compile_workflow(data, name)
         ir = None if compiled.ir is None else to_json(compiled.ir)
-        results[name] = {"ir": ir, "diagnostics": [diagnostic(d) for d in compiled.diagnostics]}
+        results[name] = {"ir": ir, "diagnostics": [diagnostic_json(name, d) for d in compiled.diagnostics]}
     for result in lint_sources([Source(name, data) for name, data in workflows], Config(shellcheck=False)):
-        results[result.path]["lint"] = [diagnostic(d) for d in result.diagnostics]
+        results[result.path]["lint"] = [diagnostic_json(result.path, d) for d in result.diagnostics]
     for i, text in enumerate(pipeline_inputs()):
         compiled_pipeline = compile_pipeline(text)
         ir = None if compiled_pipeline.ir is None else to_json(compiled_pipeline.ir)
-        results[f"pipeline {i}: {text}"] = {"ir": ir, "diagnostics": [diagnostic(d) for d in compiled_pipeline.diagnostics]}
+        key = f"pipeline {i}: {text}"
+        results[key] = {"ir": ir, "diagnostics": [diagnostic_json(key, d) for d in compiled_pipeline.diagnostics]}
     json.dump(results, sys.stdout, sort_keys=True)
 
 
