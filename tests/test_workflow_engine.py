@@ -133,10 +133,10 @@ def test_no_state_left_behind(tmp_path: Path, state: Path, capsys: Capture) -> N
     _, halted = _run(["run", "--mode", "tool", "--file", str(path)], capsys)
     code, done = _run(["resume", "--token", halted["requiresApproval"]["resumeToken"], "--approve", "yes"], capsys)
     assert code == 0 and done["status"] == "ok"
-    assert [p.name for p in state.rglob("*") if p.is_file()] == []
+    assert [p.name for p in state.rglob("*") if p.is_file()] == ["signing.key"]
     _, halted = _run(["run", "--mode", "tool", "--file", str(path)], capsys)
     _run(["resume", "--id", halted["requiresApproval"]["approvalId"], "--cancel"], capsys)
-    assert [p.name for p in state.rglob("*") if p.is_file()] == []
+    assert [p.name for p in state.rglob("*") if p.is_file()] == ["signing.key"]
 
 
 def test_failed_resume_before_any_step_keeps_the_token(tmp_path: Path, state: Path, capsys: Capture) -> None:

@@ -9,8 +9,10 @@ from typing import Any
 
 from lobsterlang import ir
 from lobsterlang.interpret.envelope import Envelope, cancelled_envelope, error_envelope, ok_envelope
-from lobsterlang.interpret.errors import Cancelled, LobsterRunError
+from lobsterlang.interpret import gatestate
+from lobsterlang.interpret.errors import Cancelled, LobsterRunError, StateNotFound
 from lobsterlang.interpret.state import Claim, StateStore
+from lobsterlang.interpret.tokens import TokenPayload
 from lobsterlang.interpret.values import to_json_data
 from lobsterlang.interpret.workflow.context import Frame, Options
 from lobsterlang.interpret.workflow.engine import Runner
@@ -35,6 +37,8 @@ def drive(frame: Frame, opts: Options, journal: Journal, info: RunInfo, start: i
     try:
         outcome = runner.run(start, last)
     except Cancelled:
+        if not runner.started and not fresh:
+            journal.pending = []  # nothing ran: the run is still waiting at its gate
         journal.close()
         raise
     except BaseException:
@@ -42,10 +46,10 @@ def drive(frame: Frame, opts: Options, journal: Journal, info: RunInfo, start: i
             journal.finish()
         raise
     if outcome.halt is not None:
-        envelope, key = save_halt(opts.store, frame, outcome.halt, info)
-        journal.halted(outcome.halt.index, outcome.halt.step, key)
+        issued = save_halt(opts.store, frame, outcome.halt, info)
+        journal.halted(outcome.halt.index, outcome.halt.step, issued.key, issued.expires_at)
         journal.close()
-        return envelope
+        return issued.envelope
     journal.finish()
     return ok_envelope(to_json_data(outcome.output))
 
@@ -88,18 +92,27 @@ def _forget(store: StateStore, claim: Claim, stored: Stored | None, key: str) ->
             store.delete_approval_ids(old)
 
 
-def resume(state_key: str, decision: Any, ctx: Any) -> Envelope:
+def resume(state_key: str, decision: Any, ctx: Any, token: TokenPayload | None = None) -> Envelope:
     """Resume a workflow halted at a gate (called by `lobster resume` for `workflow-file` tokens).
 
     `decision` is `lobsterlang.interpret.pipeline.session.Decision` (approve / response /
-    cancel); `ctx` a pipeline `RunContext` (env, cwd, store, cancel). Returns the envelope.
+    cancel); `ctx` a pipeline `RunContext` (env, cwd, store, cancel); `token` the verified
+    token (None for `resume --run`, which checks the state's own seal). Returns the envelope.
+    Whatever is refused before a step starts puts the state back unchanged.
     """
     store: StateStore = ctx.store
-    claim = store.claim(state_key, "Workflow resume state not found")
     try:
-        stored = read_state(claim.value)
-    except WorkflowError as exc:
-        _forget(store, claim, None, state_key)
+        claim = store.claim(state_key, "Workflow resume state not found")
+    except StateNotFound:
+        if decision.cancel:
+            return cancelled_envelope()  # already cancelled (or finished): cancelling again succeeds
+        raise
+    try:
+        stored = _verified(claim, state_key, decision, ctx, token)
+    except (WorkflowError, LobsterRunError) as exc:
+        claim.put_back()
+        if isinstance(exc, LobsterRunError):
+            raise
         return error_envelope("runtime_error", str(exc))
     run_id = str(stored.extra.get("runId") or new_run_id())
     if decision.cancel or decision.approve is False:
@@ -107,6 +120,20 @@ def resume(state_key: str, decision: Any, ctx: Any) -> Envelope:
         Journal(store, run_id).finish()
         return cancelled_envelope()
     return _continue(stored, decision, ctx, claim, state_key, run_id)
+
+
+def _verified(claim: Claim, key: str, decision: Any, ctx: Any, token: TokenPayload | None) -> Stored:
+    """The claimed state, checked: seal and binding, readable IR, and (unless cancelling) not expired."""
+    bound = gatestate.verify_claim(ctx.store, claim, key, token.binding if token else None, ctx.env, _stored_ir)
+    stored = read_state(claim.value)
+    if not (decision.cancel or decision.approve is False):
+        gatestate.check_open(bound, stored.state, ctx.env)
+    return stored
+
+
+def _stored_ir(state: dict[str, Any]) -> Any:
+    section = state.get("lobsterlang")
+    return section.get("ir") if isinstance(section, dict) else None
 
 
 def _continue(stored: Stored, decision: Any, ctx: Any, claim: Claim, state_key: str, run_id: str) -> Envelope:
@@ -134,7 +161,7 @@ def _drive_resumed(frame: Frame, opts: Options, journal: Journal, info: RunInfo,
     try:
         envelope = drive(frame, opts, journal, info, stored.index, last, fresh=False)
     except (WorkflowError, LobsterRunError) as exc:
-        if journal.written:  # a step started: the token is spent
+        if journal.written:  # a step started (or the run moved on): the token is spent
             _forget(opts.store, claim, stored, state_key)
         else:
             _restore(opts.store, claim, state_key)
