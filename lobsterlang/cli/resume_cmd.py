@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from typing import Any
 
@@ -11,7 +12,7 @@ _APPROVE_WORDS = {"yes": True, "y": True, "no": False, "n": False}
 _VALUE_FLAGS = {
     "--token": "token", "--id": "id", "--approve": "approve", "--decision": "approve", "--response-json": "response", "--run": "run",
 }
-_SWITCHES = {"--retry-step": "retry_step", "--skip-step": "skip_step"}
+_SWITCHES = {"--retry-step": "retry_step", "--skip-step": "skip_step", "--accept-unsigned-state": "accept_unsigned"}
 
 
 class ResumeArgs:
@@ -24,6 +25,14 @@ class ResumeArgs:
         self.cancel, self.cancel_error = cancel, cancel_error
         self.run: str | None = None
         self.retry_step = self.skip_step = False
+        self.accept_unsigned = False
+
+    def env(self) -> dict[str, str]:
+        """The environment the resume runs with (`--accept-unsigned-state` sets LOBSTER_ACCEPT_UNSIGNED_STATE=1)."""
+        env = dict(os.environ)
+        if self.accept_unsigned:
+            env["LOBSTER_ACCEPT_UNSIGNED_STATE"] = "1"
+        return env
 
 
 def parse_resume_args(argv: list[str]) -> ResumeArgs:
@@ -104,7 +113,7 @@ def resume_run_envelope(parsed: ResumeArgs) -> Any:
         return error_envelope("runtime_error", "workflow files are not supported by this build")
     try:
         decision = run_decision(parsed)
-        return resume_run(parsed.run, decision, parsed.retry_step, parsed.skip_step, make_context("tool"))
+        return resume_run(parsed.run, decision, parsed.retry_step, parsed.skip_step, make_context("tool", parsed.env()))
     except LobsterRunError as exc:
         return error_envelope(exc.error_type, exc.message)
 
@@ -117,4 +126,4 @@ def resume_main(argv: list[str]) -> int:
     parsed = parse_resume_args(argv)
     if parsed.run is not None:
         return print_envelope(sys.stdout, resume_run_envelope(parsed))
-    return print_envelope(sys.stdout, resume_envelope(parsed.token, parsed.id, lambda: decision_from(parsed)))
+    return print_envelope(sys.stdout, resume_envelope(parsed.token, parsed.id, lambda: decision_from(parsed), parsed.env()))

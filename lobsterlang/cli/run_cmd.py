@@ -18,6 +18,7 @@ class RunArgs:
         self.args_json: str | None = None
         self.dry_run = False
         self.raw_args = False
+        self.approval_ttl: str | None = None
         self.words: list[str] = []
 
     @property
@@ -49,7 +50,7 @@ def parse_run_args(argv: list[str]) -> RunArgs:
 
 def _take(argv: list[str], index: int, parsed: RunArgs) -> int:
     word = argv[index]
-    for name in ("mode", "file", "args-json"):
+    for name in ("mode", "file", "args-json", "approval-ttl"):
         if word == f"--{name}":
             if index + 1 < len(argv):
                 _set(parsed, name, argv[index + 1])
@@ -69,6 +70,8 @@ def _set(parsed: RunArgs, name: str, value: str) -> None:
         parsed.mode = "tool" if value == "tool" else "human"
     elif name == "file":
         parsed.file = value
+    elif name == "approval-ttl":
+        parsed.approval_ttl = value
     else:
         parsed.args_json = value
 
@@ -85,6 +88,9 @@ def _trailing_leading_flags(parsed: RunArgs) -> None:
 def run_main(argv: list[str]) -> int:
     """Run what `argv` names; prints the result and returns the exit code."""
     parsed = parse_run_args(argv)
+    problem = _approval_ttl_problem(parsed)
+    if problem is not None:
+        return problem
     path = parsed.workflow_file()
     if path is not None:
         return _run_workflow(path, parsed)
@@ -101,3 +107,23 @@ def _run_workflow(path: str, parsed: RunArgs) -> int:
         sys.stderr.write("Error: workflow files are not supported by this build\n")
         return 1
     return int(run_file(path, parsed.args_json, parsed.mode, parsed.dry_run, parsed.raw_args))
+
+
+def _approval_ttl_problem(parsed: RunArgs) -> int | None:
+    """`--approval-ttl` (else LOBSTER_APPROVAL_TTL) checked before anything runs; it becomes the run's TTL."""
+    if parsed.approval_ttl is None and not os.environ.get("LOBSTER_APPROVAL_TTL", "").strip():
+        return None
+    from lobsterlang.durations import HINT, parse_duration
+    from lobsterlang.interpret.errors import LobsterRunError, UsageError
+    from lobsterlang.interpret.gatestate import TTL_ENV, approval_ttl
+    from lobsterlang.interpret.pipeline.frontend import report_error
+
+    try:
+        if parsed.approval_ttl is not None:
+            if parse_duration(parsed.approval_ttl) is None:
+                raise UsageError(f"run --approval-ttl {parsed.approval_ttl!r} is not a duration; {HINT}")
+            os.environ[TTL_ENV] = parsed.approval_ttl
+        approval_ttl(os.environ)
+    except LobsterRunError as exc:
+        return report_error(exc, parsed.mode, sys.stdout, sys.stderr)
+    return None

@@ -31,6 +31,8 @@ def run_command(argv: tuple[str, ...]) -> int:
       --args-json JSON     workflow args, a JSON object (`${name}`, LOBSTER_ARG_<NAME>)
       --dry-run            print the plan on stderr and run nothing (before the pipeline text)
       --raw-args           substitute `${arg}` as raw text, as the reference does (unsafe)
+      --approval-ttl D     how long gates stay approvable (e.g. 1h, 7d; default
+                           LOBSTER_APPROVAL_TTL or 7 days; a step's expires_in wins)
 
     \b
     Exit codes: 0 ok (also halted at an approval or input gate), 1 runtime error,
@@ -62,9 +64,12 @@ def resume_command(argv: tuple[str, ...]) -> int:
       --run RUN_ID         continue a workflow run from its journal (see `lobster runs`)
       --retry-step         with --run: re-run the step that was started but not recorded
       --skip-step          with --run: skip that step instead
+      --accept-unsigned-state  accept state without this directory's signature (written
+                           by the reference CLI); also LOBSTER_ACCEPT_UNSIGNED_STATE=1
 
     \b
-    A token works once; a reused, altered or unknown token or id is an error and nothing runs.
+    A token works once and until its gate expires; a reused, altered or unknown token or id is
+    an error and nothing runs; state that does not match its signature is refused (state_integrity).
     Exit codes: 0 ok, 1 runtime error, 2 parse or usage error.
     """
     from lobsterlang.cli.resume_cmd import resume_main

@@ -82,6 +82,16 @@ def now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
 class Claim:
     """A claimed resume state: `value` is its content; `release()` removes it, `put_back()` restores it."""
 
@@ -162,6 +172,24 @@ class StateStore:
             return Claim(claimed, self._read_path(claimed, None), source)
         except CorruptState as exc:
             return Claim(claimed, None, source, str(exc))
+
+    def recover_abandoned_claim(self, key: str) -> bool:
+        """Put back the state of `key` claimed by a process that has died; True when one was put back.
+
+        Only for a caller that knows no step ran after the claim (the run's journal still ends
+        at this gate): a resume killed before it started anything leaves its token usable.
+        """
+        prefix = f".{key_to_filename(key)}.claimed-"
+        try:
+            names = [n for n in os.listdir(self.root) if n.startswith(prefix)]
+        except OSError:
+            return False
+        for name in names:
+            owner = name[len(prefix):].split("-", 1)[0]
+            if owner.isdigit() and not _process_alive(int(owner)):
+                Claim(os.path.join(self.root, name), None, self.path_for(key)).put_back()
+                return os.path.lexists(self.path_for(key))
+        return False
 
     # ── signing key ──
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from lobsterlang import ir
+from lobsterlang.interpret import gatestate
 from lobsterlang.interpret.envelope import (
     Envelope,
     cancelled_envelope,
@@ -13,10 +14,9 @@ from lobsterlang.interpret.envelope import (
     ok_envelope,
 )
 from lobsterlang.interpret.errors import CommandError, LobsterRunError, StateNotFound, UsageError
-from lobsterlang.interpret import gatestate
 from lobsterlang.interpret.pipeline.commands.gates import check_response
 from lobsterlang.interpret.pipeline.runtime import Halt, PipelineResult, RunContext, run_pipeline
-from lobsterlang.interpret.state import Claim, StateStore, now_iso
+from lobsterlang.interpret.state import Claim, now_iso
 from lobsterlang.interpret.tokens import PIPELINE_KIND, TokenPayload
 from lobsterlang.interpret.values import to_json_data
 from lobsterlang.record import Record

@@ -49,7 +49,7 @@ def _at_gate(log: RunLog, decision: Any, ctx: Any) -> Envelope:
         )
     from lobsterlang.interpret.workflow.runs import resume
 
-    return resume(str(log.halted.get("stateKey")), decision, ctx)
+    return resume(str(log.halted.get("stateKey")), decision, ctx, run_id=log.run_id)
 
 
 def _continue(log: RunLog, retry_step: bool, skip_step: bool, ctx: Any) -> Envelope:

@@ -8,8 +8,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from lobsterlang import ir
-from lobsterlang.interpret.envelope import Envelope, cancelled_envelope, error_envelope, ok_envelope
 from lobsterlang.interpret import gatestate
+from lobsterlang.interpret.envelope import Envelope, cancelled_envelope, error_envelope, ok_envelope
 from lobsterlang.interpret.errors import Cancelled, LobsterRunError, StateNotFound
 from lobsterlang.interpret.state import Claim, StateStore
 from lobsterlang.interpret.tokens import TokenPayload
@@ -18,7 +18,7 @@ from lobsterlang.interpret.workflow.context import Frame, Options
 from lobsterlang.interpret.workflow.engine import Runner
 from lobsterlang.interpret.workflow.errors import WorkflowError, WorkflowUsageError
 from lobsterlang.interpret.workflow.gates import check_approver, check_response
-from lobsterlang.interpret.workflow.journal import Journal, new_run_id
+from lobsterlang.interpret.workflow.journal import Journal, new_run_id, read_journal, runs_dir
 from lobsterlang.interpret.workflow.session import RunInfo, Stored, file_digest, read_state, save_halt
 
 
@@ -92,17 +92,18 @@ def _forget(store: StateStore, claim: Claim, stored: Stored | None, key: str) ->
             store.delete_approval_ids(old)
 
 
-def resume(state_key: str, decision: Any, ctx: Any, token: TokenPayload | None = None) -> Envelope:
+def resume(state_key: str, decision: Any, ctx: Any, token: TokenPayload | None = None, run_id: str | None = None) -> Envelope:
     """Resume a workflow halted at a gate (called by `lobster resume` for `workflow-file` tokens).
 
     `decision` is `lobsterlang.interpret.pipeline.session.Decision` (approve / response /
     cancel); `ctx` a pipeline `RunContext` (env, cwd, store, cancel); `token` the verified
-    token (None for `resume --run`, which checks the state's own seal). Returns the envelope.
+    token (None for `resume --run RUN_ID`, which checks the state's own seal). Returns the envelope.
     Whatever is refused before a step starts puts the state back unchanged.
     """
     store: StateStore = ctx.store
+    bound_run = token.binding.get("run") if token is not None and isinstance(token.binding, dict) else None
     try:
-        claim = store.claim(state_key, "Workflow resume state not found")
+        claim = _claim(store, state_key, run_id or bound_run)
     except StateNotFound:
         if decision.cancel:
             return cancelled_envelope()  # already cancelled (or finished): cancelling again succeeds
@@ -120,6 +121,23 @@ def resume(state_key: str, decision: Any, ctx: Any, token: TokenPayload | None =
         Journal(store, run_id).finish()
         return cancelled_envelope()
     return _continue(stored, decision, ctx, claim, state_key, run_id)
+
+
+def _claim(store: StateStore, key: str, run_id: Any) -> Claim:
+    """Claim the state; a claim left by a resume that died before any step started is taken over."""
+    try:
+        return store.claim(key, "Workflow resume state not found")
+    except StateNotFound:
+        if isinstance(run_id, str) and _waiting_at(store, run_id, key) and store.recover_abandoned_claim(key):
+            return store.claim(key, "Workflow resume state not found")
+        raise
+
+
+def _waiting_at(store: StateStore, run_id: str, key: str) -> bool:
+    """Whether run `run_id`'s journal still ends at the gate whose state is `key` (nothing ran since)."""
+    path = runs_dir(store) / f"{run_id}.jsonl"
+    log = read_journal(path) if "/" not in run_id and path.is_file() else None
+    return log is not None and log.halted is not None and log.halted.get("stateKey") == key
 
 
 def _verified(claim: Claim, key: str, decision: Any, ctx: Any, token: TokenPayload | None) -> Stored:
