@@ -159,7 +159,7 @@ def _continue(stored: Stored, decision: Any, ctx: Any, claim: Claim, state_key: 
     try:
         apply_decision(stored, decision, ctx.env)
     except WorkflowUsageError as exc:
-        _restore(store, claim, state_key)
+        claim.put_back()  # nothing ran: the token stays valid
         return error_envelope("parse_error", str(exc))
     warn_if_changed(stored, sys.stderr)
     spend = stored.extra.get("cost")
@@ -182,7 +182,7 @@ def _drive_resumed(frame: Frame, opts: Options, journal: Journal, info: RunInfo,
         if journal.written:  # a step started (or the run moved on): the token is spent
             _forget(opts.store, claim, stored, state_key)
         else:
-            _restore(opts.store, claim, state_key)
+            claim.put_back()
         if isinstance(exc, Cancelled):
             raise
         return error_envelope("runtime_error", exc.message if isinstance(exc, LobsterRunError) else str(exc))
@@ -193,12 +193,6 @@ def _drive_resumed(frame: Frame, opts: Options, journal: Journal, info: RunInfo,
 def _superseded(stored: Stored) -> tuple[str, ...]:
     keys = stored.state.get("supersededResumeStateKeys") or []
     return tuple(k for k in keys if isinstance(k, str))
-
-
-def _restore(store: StateStore, claim: Claim, state_key: str) -> None:
-    """Put a claimed state back: the resume failed before any step started, so the token stays valid."""
-    store.write(state_key, claim.value)
-    claim.release()
 
 
 def warn_if_changed(stored: Stored, err: Any) -> None:
