@@ -125,7 +125,8 @@ def check_open(bound: Mapping[str, Any] | None, state: Mapping[str, Any], env: M
     """`GateExpired` when the gate's window has passed (unsigned state: its createdAt plus the TTL)."""
     expires = bound.get("exp") if bound is not None else _unsigned_expiry(state, env)
     if isinstance(expires, (int, float)) and time.time() > expires:
-        raise GateExpired(f"Approval expired at {iso(expires)}; the gate can only be cancelled (lobster resume --cancel)")
+        what = "Input request" if "inputStepId" in state or state.get("haltType") == "input_request" else "Approval"
+        raise GateExpired(f"{what} expired at {iso(expires)}; the gate can only be cancelled (lobster resume --cancel)")
 
 
 def _unsigned_expiry(state: Mapping[str, Any], env: Mapping[str, str]) -> float | None:
