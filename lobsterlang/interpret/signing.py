@@ -72,7 +72,7 @@ class Signer:
     def verify(self, token: str) -> dict[str, Any]:
         """The payload of a token this key signed; `InvalidToken("Invalid token")` otherwise."""
         data = decode_json(token)
-        if not isinstance(data, dict) or not self.matches(_TOKEN_TAG, data):
+        if not isinstance(data, dict) or not self._matches(_TOKEN_TAG, data):
             raise InvalidToken("Invalid token")
         return {k: v for k, v in data.items() if k != MAC_KEY}
 
@@ -83,9 +83,9 @@ class Signer:
 
     def is_sealed(self, document: Any) -> bool:
         """Whether `document` is a mapping whose `mac` this key made over the rest of it."""
-        return isinstance(document, dict) and self.matches(_DOCUMENT_TAG, document)
+        return isinstance(document, dict) and self._matches(_DOCUMENT_TAG, document)
 
-    def matches(self, tag: bytes, data: Mapping[str, Any]) -> bool:
+    def _matches(self, tag: bytes, data: Mapping[str, Any]) -> bool:
         given = data.get(MAC_KEY)
         if not isinstance(given, str):
             return False

@@ -28,7 +28,7 @@ class TokenPayload(Record):
 
     kind: str
     state_key: str
-    binding: Any = None
+    binding: dict[str, Any] | None = None
 
 
 def kind_of_key(state_key: str) -> str:

@@ -115,7 +115,7 @@ def resume(state_key: str, decision: Any, ctx: Any, token: TokenPayload | None =
         if isinstance(exc, LobsterRunError):
             raise
         return error_envelope("runtime_error", str(exc))
-    run_id = str(stored.extra.get("runId") or new_run_id())
+    run_id = str(stored.extra.get("runId") or run_id or new_run_id())
     if decision.cancel or decision.approve is False:
         _forget(store, claim, stored, state_key)
         Journal(store, run_id).finish()
