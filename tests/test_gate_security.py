@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -156,12 +157,9 @@ def test_step_output_cannot_change_identity_policy(work: Path, capsys: Capture, 
     assert approve(request["resumeToken"], capsys)[1]["status"] == "ok" and (work / "shipped").exists()
 
 
-class _Later:
-    """`time` as seen from two hours ahead."""
-
-    @staticmethod
-    def time() -> float:
-        return time.time() + 7200
+def later(seconds: float) -> SimpleNamespace:
+    """A stand-in for the `time` module, `seconds` ahead of now."""
+    return SimpleNamespace(time=lambda: time.time() + seconds)
 
 
 def test_expired_gate_is_refused_listed_expired_and_never_extended(work: Path, capsys: Capture, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -171,7 +169,7 @@ def test_expired_gate_is_refused_listed_expired_and_never_extended(work: Path, c
     before = snapshot(work)
     import lobsterlang.interpret.gatestate as gatestate
 
-    monkeypatch.setattr(gatestate, "time", _Later)
+    monkeypatch.setattr(gatestate, "time", later(7200))
     for _ in range(2):
         code, envelope = approve(request["resumeToken"], capsys)
         assert (code, envelope["error"]["type"]) == (1, "runtime_error")
@@ -183,6 +181,27 @@ def test_expired_gate_is_refused_listed_expired_and_never_extended(work: Path, c
     assert main(["runs"]) == 0 and "expired at gate" in capsys.readouterr().out
     assert cli(["resume", "--token", request["resumeToken"], "--cancel"], capsys)[1]["status"] == "cancelled"
     assert not (work / "shipped").exists()
+
+
+def test_resume_by_run_id_checks_the_seal_too(work: Path, capsys: Capture) -> None:
+    """`resume --run ID` needs no token, but answers the gate only of state that is still sealed."""
+    halt(work, capsys)
+    path = resume_state(work)
+    path.write_text(path.read_text().replace("touch shipped", "touch canary"))
+    assert main(["runs", "--json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    code, envelope = cli(["resume", "--run", row["id"], "--approve", "yes"], capsys)
+    assert (code, envelope["error"]["type"]) == (1, "state_integrity")
+    assert not (work / "canary").exists() and path.exists()
+
+
+def test_expired_input_request_says_so(work: Path, capsys: Capture, monkeypatch: pytest.MonkeyPatch) -> None:
+    code, envelope = cli(["run", "--mode", "tool", "exec --json --shell 'echo [7]' | ask --prompt Decide | pick decision"], capsys)
+    import lobsterlang.interpret.gatestate as gatestate
+
+    monkeypatch.setattr(gatestate, "time", later(8 * 86400))
+    code, envelope = cli(["resume", "--token", envelope["requiresInput"]["resumeToken"], "--response-json", '{"decision": "x"}'], capsys)
+    assert code == 1 and envelope["error"]["message"].startswith("Input request expired at ")
 
 
 def test_ttl_comes_from_the_cli_the_env_or_the_default(work: Path, capsys: Capture, monkeypatch: pytest.MonkeyPatch) -> None:
