@@ -59,9 +59,13 @@ def accepts_unsigned(env: Mapping[str, str]) -> bool:
 
 
 def binding(kind: str, state_key: str, run: str, gate: str, ir_json: Any, shown: Any, ttl_s: int) -> dict[str, Any]:
-    """What a token and its state are bound to."""
+    """What a token and its state are bound to.
+
+    The IR digest is taken over the IR as it reads back from the state file, because a resume
+    computes it again from there; the digest of what was shown is only ever compared.
+    """
     return {"kind": kind, "stateKey": state_key, "run": run, "gate": gate, "ir": digest(_as_stored(ir_json)),
-            "shown": digest(_as_stored(shown)), "exp": int(time.time()) + ttl_s}
+            "shown": digest(shown), "exp": int(time.time()) + ttl_s}
 
 
 def _as_stored(value: Any) -> Any:
