@@ -381,6 +381,15 @@ def test_stale_reference_state_expires(work: Path, capsys: Capture) -> None:
     assert code == 1 and envelope["error"]["message"].startswith("Approval expired at 2020-01-08T00:00:00Z")
 
 
+def test_unsigned_token_cannot_open_signed_state(work: Path, capsys: Capture) -> None:
+    request = halt(work, capsys)
+    key = resume_state(work).name.removesuffix(".json")
+    token = unpadded({"protocolVersion": 1, "v": 1, "kind": "workflow-file", "stateKey": key})
+    code, envelope = approve(token, capsys, "--accept-unsigned-state")
+    assert (code, envelope["error"]["type"]) == (1, "state_integrity") and not (work / "shipped").exists()
+    assert approve(request["resumeToken"], capsys)[1]["status"] == "ok"
+
+
 def test_signed_token_with_unsigned_state_is_refused(work: Path, capsys: Capture) -> None:
     request = halt(work, capsys)
     path = resume_state(work)

@@ -19,6 +19,7 @@ from lobsterlang.durations import HINT, parse_duration
 from lobsterlang.interpret.errors import GateExpired, StateIntegrityError, UsageError
 from lobsterlang.interpret.signing import MAC_KEY, Signer, digest
 from lobsterlang.interpret.state import Claim, CorruptState, StateStore
+from lobsterlang.interpret.tokens import TokenPayload
 
 DEFAULT_TTL_S = 7 * 86400
 TTL_ENV = "LOBSTER_APPROVAL_TTL"
@@ -87,12 +88,18 @@ def write_sealed(store: StateStore, signer: Signer, key: str, state: dict[str, A
 
 
 def verify_claim(
-    store: StateStore, claim: Claim, key: str, token_binding: Mapping[str, Any] | None,
+    store: StateStore, claim: Claim, key: str, token: TokenPayload | None,
     env: Mapping[str, str], ir_of: Callable[[dict[str, Any]], Any],
 ) -> dict[str, Any] | None:
-    """The state's binding (None for accepted unsigned state); `StateIntegrityError` with the state put back."""
+    """The state's binding (None for accepted unsigned state); `StateIntegrityError` with the state put back.
+
+    `token` is the verified token, or None when the caller resumes by run id (the state's own
+    seal is then all there is to check). An unsigned token only ever opens unsigned state.
+    """
     try:
-        return _verified(store, claim, key, token_binding, env, ir_of)
+        if token is not None and token.binding is None and isinstance(claim.value, dict) and MAC_KEY in claim.value:
+            raise StateIntegrityError(f"Resume state {key} is signed; an unsigned token cannot open it (nothing ran)")
+        return _verified(store, claim, key, token.binding if token is not None else None, env, ir_of)
     except StateIntegrityError:
         claim.put_back()
         raise

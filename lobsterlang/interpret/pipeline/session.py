@@ -104,7 +104,7 @@ def _checked(
     claim: Claim, key: str, decision: Decision, ctx: RunContext, token: TokenPayload | None,
 ) -> tuple[dict[str, Any], ir.Pipeline | None]:
     """The verified state and, unless the decision cancels, the pipeline to continue."""
-    bound = gatestate.verify_claim(ctx.store, claim, key, token.binding if token else None, ctx.env, _stored_ir)
+    bound = gatestate.verify_claim(ctx.store, claim, key, token, ctx.env, _stored_ir)
     state = _valid(claim.value)
     if decision.cancel or decision.approve is False:
         return state, None

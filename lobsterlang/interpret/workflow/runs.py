@@ -142,7 +142,7 @@ def _waiting_at(store: StateStore, run_id: str, key: str) -> bool:
 
 def _verified(claim: Claim, key: str, decision: Any, ctx: Any, token: TokenPayload | None) -> Stored:
     """The claimed state, checked: seal and binding, readable IR, and (unless cancelling) not expired."""
-    bound = gatestate.verify_claim(ctx.store, claim, key, token.binding if token else None, ctx.env, _stored_ir)
+    bound = gatestate.verify_claim(ctx.store, claim, key, token, ctx.env, _stored_ir)
     stored = read_state(claim.value)
     if not (decision.cancel or decision.approve is False):
         gatestate.check_open(bound, stored.state, ctx.env)
