@@ -23,7 +23,7 @@ from lobsterlang.interpret.errors import InvalidToken, LobsterRunError
 from lobsterlang.interpret.gatestate import accepts_unsigned, signer_for
 from lobsterlang.interpret.pipeline.runtime import RunContext
 from lobsterlang.interpret.signals import cancel_on_signals
-from lobsterlang.interpret.state import CorruptState, StateStore
+from lobsterlang.interpret.state import StateStore
 from lobsterlang.interpret.tokens import UNSIGNED_HINT, WORKFLOW_KIND, TokenPayload, decode_token, kind_of_key
 
 
@@ -62,8 +62,6 @@ def resume_envelope(
             return resume(payload.state_key, decision, ctx, payload)
     except LobsterRunError as exc:
         return error_envelope(exc.error_type, exc.message)
-    except CorruptState as exc:
-        return error_envelope("state_integrity", f"{exc}; nothing ran")
     except (OSError, RecursionError) as exc:
         from lobsterlang.interpret.pipeline.frontend import as_run_error
 
