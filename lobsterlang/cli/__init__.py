@@ -66,7 +66,21 @@ def _print_help() -> None:
 
 
 SUBCOMMANDS = frozenset(line.split()[1] for line in HELP.splitlines() if line.startswith("  lobster "))
-_RUN_FLAGS = ("--mode", "--file", "--args-json", "--dry-run", "--raw-args")
+_GROUP_OPTIONS = ("--version", "-v", "--help", "-h", "--completion")
+
+
+def _mistyped_subcommand(word: str) -> bool:
+    """A bare word close to a `lobster` subcommand (`lnt`) that is no pipeline command: click reports it."""
+    if word.startswith("-") or any(c in word for c in " \t\n|'\"") or "." in word:
+        return False
+    from lobsterlang.commands.specs import command
+
+    if command(word) is not None:
+        return False
+    from lobsterlang.cli.app import cli
+    from lobsterlang.cli.usage import did_you_mean
+
+    return bool(did_you_mean(word, cli.list_commands(None)))  # type: ignore[arg-type]
 
 
 def _compile_entry(args: list[str]) -> int | None:
@@ -81,7 +95,8 @@ def _compile_entry(args: list[str]) -> int | None:
 def _runtime_entry(args: list[str]) -> int | None:
     """`run`, `resume` and bare pipelines go straight to the runtime (no click import); None otherwise."""
     first = args[0]
-    wants_help = "-h" in args or "--help" in args
+    options = args[: args.index("--")] if "--" in args else args
+    wants_help = "-h" in options or "--help" in options
     if first in ("run", "resume") and not wants_help:
         if first == "resume":
             from lobsterlang.cli.resume_cmd import resume_main
@@ -90,7 +105,7 @@ def _runtime_entry(args: list[str]) -> int | None:
         from lobsterlang.cli.run_cmd import run_main
 
         return run_main(args[1:])
-    if first in SUBCOMMANDS or (first.startswith("-") and first.split("=", 1)[0] not in _RUN_FLAGS):
+    if first in SUBCOMMANDS or first in _GROUP_OPTIONS or _mistyped_subcommand(first):
         return None
     if wants_help:
         _print_help()
