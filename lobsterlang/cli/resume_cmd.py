@@ -64,7 +64,7 @@ def _check_unknown(parsed: ResumeArgs) -> None:
 
     if parsed.unknown is not None:
         name = parsed.unknown.partition("=")[0]
-        raise UsageError(f"resume: no such option: {name}{did_you_mean(name, (*_VALUE_FLAGS, *_SWITCHES, '--cancel'))}")
+        raise UsageError(f"No such option '{name}'.{did_you_mean(name, (*_VALUE_FLAGS, *_SWITCHES, '--cancel'))}")
 
 
 def decision_from(parsed: ResumeArgs) -> Any:

@@ -40,7 +40,7 @@ class RunArgs:
     def workflow_file(self) -> str | None:
         """`--file`, or a sole word without `|` or spaces that names a workflow file (RunUsageError if it is missing)."""
         path = self.file
-        if path is None and len(self.words) == 1 and _looks_like_file(self.words[0]):
+        if path is None and len(self.words) == 1 and (_looks_like_file(self.words[0]) or _names_directory(self.words[0])):
             path = self.words[0]
         if path is None:
             return None
@@ -52,6 +52,17 @@ class RunArgs:
 
 def _looks_like_file(word: str) -> bool:
     return word.lower().endswith(WORKFLOW_SUFFIXES) and not any(c in word for c in "| \t\n'\"")
+
+
+def _names_directory(word: str) -> bool:
+    """A sole word naming a directory that is no pipeline command (`lobster run flows/`)."""
+    import os
+
+    if not os.path.isdir(word):
+        return False
+    from lobsterlang.commands.specs import command
+
+    return command(word) is None
 
 
 def parse_run_args(argv: list[str]) -> RunArgs:
@@ -85,7 +96,7 @@ def _take(argv: list[str], index: int, parsed: RunArgs) -> int:
     elif word == "--raw-args" and not parsed.words:
         parsed.raw_args = True
     elif word.startswith("-") and word != "-" and not parsed.words:
-        raise RunUsageError(f"no such option: {word}{did_you_mean(word.split('=', 1)[0], _OPTIONS)}")
+        raise RunUsageError(f"No such option '{word}'.{did_you_mean(word.split('=', 1)[0], _OPTIONS)}")
     else:
         parsed.words.append(word)
     return index + 1
@@ -94,7 +105,7 @@ def _take(argv: list[str], index: int, parsed: RunArgs) -> int:
 def _set(parsed: RunArgs, name: str, value: str) -> None:
     if name == "mode":
         if value not in _MODES:
-            raise RunUsageError(f"--mode must be human or tool, not {value!r}{did_you_mean(value, _MODES)}")
+            raise RunUsageError(f"--mode must be human or tool, not {value!r}.{did_you_mean(value, _MODES)}")
         parsed.mode = value
     elif name == "file":
         parsed.file = value

@@ -23,11 +23,11 @@ def workflow_path_problem(path: str) -> str | None:
 
 
 def did_you_mean(word: str, choices: list[str] | tuple[str, ...] | frozenset[str]) -> str:
-    """` (did you mean `x`?)` for the closest choice, or `` when none is close."""
+    """` Did you mean 'x'?` (click's wording) for the closest choice, or `` when none is close."""
     import difflib
 
     close = difflib.get_close_matches(word, sorted(choices), n=1, cutoff=0.7)
-    return f" (did you mean `{close[0]}`?)" if close else ""
+    return f" Did you mean '{close[0]}'?" if close else ""
 
 
 def print_usage_error(command: str, usage: str, message: str) -> int:

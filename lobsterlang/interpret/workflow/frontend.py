@@ -13,7 +13,7 @@ from lobsterlang.interpret.errors import Cancelled, LobsterRunError
 from lobsterlang.interpret.process import Cancellation
 from lobsterlang.interpret.state import StateStore
 from lobsterlang.interpret.values import stringify
-from lobsterlang.interpret.workflow.context import Frame, Options, resolve_args
+from lobsterlang.interpret.workflow.context import Frame, Options, check_required_args, resolve_args
 from lobsterlang.interpret.workflow.errors import WorkflowError, WorkflowUsageError
 from lobsterlang.interpret.workflow.loader import check_path, load_workflow
 
@@ -97,8 +97,9 @@ def _run(path: str, args_json: str | None, console: Console, dry_run: bool, raw_
         mode=console.mode, raw_args=raw_args, interactive=not console.tool and stdin_is_tty(),
         store=StateStore.from_env(env), cancel=cancel, err=console.err,
     )
-    frame = Frame(workflow, os.path.abspath(path), resolve_args(workflow, given), env, os.getcwd(), cancel,
-                  (os.path.realpath(path),))
+    args = resolve_args(workflow, given)
+    check_required_args(workflow, args)
+    frame = Frame(workflow, os.path.abspath(path), args, env, os.getcwd(), cancel, (os.path.realpath(path),))
     if dry_run:
         from lobsterlang.interpret.workflow.plan import describe_plan
 
