@@ -14,7 +14,7 @@ from lobsterlang import ir
 from lobsterlang.interpret.values import js_string
 from lobsterlang.interpret.workflow.conditions import should_run
 from lobsterlang.interpret.workflow.context import Frame
-from lobsterlang.interpret.workflow.errors import WorkflowError
+from lobsterlang.interpret.workflow.errors import WorkflowError, locate
 from lobsterlang.interpret.workflow.refs import Record, lookup
 from lobsterlang.interpret.workflow.retry import policy
 from lobsterlang.interpret.workflow.templates import STEP_REF, Scope, render_shell
@@ -76,7 +76,11 @@ class Planner:
         count = len(steps)
         self.lines = [f"[DRY RUN] Would execute {count} step{'' if count == 1 else 's'}:", ""]
         for number, step in enumerate(steps, 1):
-            self.step(number, step)
+            try:
+                self.step(number, step)
+            except WorkflowError as exc:
+                locate(exc, step, self.frame)
+                raise
         return "\n".join(self.lines) + "\n"
 
     def step(self, number: int, step: ir.Step) -> None:
