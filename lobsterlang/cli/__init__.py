@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 from lobsterlang import __version__
@@ -26,6 +27,7 @@ Usage:
   lobster doctor                                          self-check in tool mode
   lobster version                                         print the version
   lobster help [COMMAND]                                  show help (also: COMMAND --help)
+  lobster --completion bash|zsh|fish                      print a shell completion script (docs/cli.md)
 
 Pipeline commands (lobster help CMD; docs/commands.md):
 {commands}
@@ -39,6 +41,10 @@ Docs: docs/cli.md, docs/language.md, docs/workflows.md, docs/commands.md, docs/l
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit code."""
     args = sys.argv[1:] if argv is None else list(argv)
+    if "_LOBSTER_COMPLETE" in os.environ:  # a shell asks for completions (lobster --completion SHELL)
+        from lobsterlang.cli.app import run
+
+        return run(args)
     if args and args[0] in ("--version", "-v", "version") and len(args) == 1:
         sys.stdout.write(__version__ + "\n")
         return 0

@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 
 from lobsterlang import ir
+from lobsterlang.cli.completion import complete_paths
 from lobsterlang.cli.files import write_atomic
 from lobsterlang.cli.fmt_jobs import Job, converted_name, examine_all, examine_bytes
 from lobsterlang.cli.options import COLOR_OPTION, FORMAT_OPTION
@@ -40,7 +41,7 @@ class _Options:
 
 
 @click.command("fmt")
-@click.argument("paths", nargs=-1, metavar="[PATHS]...")
+@click.argument("paths", nargs=-1, metavar="[PATHS]...", shell_complete=complete_paths)
 @click.option("--check", is_flag=True, help="Change nothing; list the files that would change and exit 1 if any.")
 @click.option("--diff", "show_diff", is_flag=True, help="Change nothing; print a unified diff of the changes and exit 1 if any.")
 @click.option("--stdin-filename", metavar="NAME", help="Name for `-` in messages (a .json name keeps JSON).")

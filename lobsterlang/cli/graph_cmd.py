@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from lobsterlang.cli.completion import complete_paths
 from lobsterlang.cli.usage import workflow_path_problem
 from lobsterlang.graph import FORMATS, render_graph
 from lobsterlang.interpret.workflow.errors import WorkflowError
@@ -14,8 +15,8 @@ from lobsterlang.interpret.workflow.loader import load_workflow
 
 
 @click.command("graph")
-@click.argument("path", required=False, metavar="FILE")
-@click.option("--file", "file", metavar="FILE", help="The workflow file (or give it as FILE).")
+@click.argument("path", required=False, metavar="FILE", shell_complete=complete_paths)
+@click.option("--file", "file", metavar="FILE", shell_complete=complete_paths, help="The workflow file (or give it as FILE).")
 @click.option("--format", "fmt", default="mermaid", metavar="mermaid|dot|ascii", help="Output format.  [default: mermaid]")
 @click.option("--args-json", "args_json", metavar="JSON", help="Arg values (a JSON object) used in the labels.")
 @click.pass_context

@@ -6,7 +6,6 @@ import os
 import sys
 from pathlib import Path
 
-
 MISSING_EXTRA = "Error: lobster mcp needs the optional `mcp` extra; install it with: pip install 'lobsterlang[mcp]'\n"
 
 

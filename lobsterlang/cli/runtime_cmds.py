@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import click
 
+from lobsterlang.cli.completion import PassThroughCommand, complete_resume_words, complete_run_words
+
 _PASS_THROUGH = {"ignore_unknown_options": True, "allow_extra_args": True, "allow_interspersed_args": False}
 _WORKSPACE = click.option("--workspace", type=click.Path(file_okay=False), default=None,
                           help="Directory that request cwd values must stay inside (default: the current directory).")
 
 
-@click.command("run", context_settings=_PASS_THROUGH)
-@click.argument("argv", nargs=-1, type=click.UNPROCESSED)
+@click.command("run", cls=PassThroughCommand, context_settings=_PASS_THROUGH)
+@click.argument("argv", nargs=-1, type=click.UNPROCESSED, shell_complete=complete_run_words)
 def run_command(argv: tuple[str, ...]) -> int:
     """Run a pipeline or a workflow file.
 
@@ -41,8 +43,8 @@ def run_command(argv: tuple[str, ...]) -> int:
     return run_main(list(argv))
 
 
-@click.command("resume", context_settings=_PASS_THROUGH)
-@click.argument("argv", nargs=-1, type=click.UNPROCESSED)
+@click.command("resume", cls=PassThroughCommand, context_settings=_PASS_THROUGH)
+@click.argument("argv", nargs=-1, type=click.UNPROCESSED, shell_complete=complete_resume_words)
 def resume_command(argv: tuple[str, ...]) -> int:
     """Continue a halted run; prints one envelope.
 
