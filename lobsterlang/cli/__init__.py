@@ -27,13 +27,13 @@ Usage:
   lobster doctor                                          self-check in tool mode
   lobster version                                         print the version
   lobster help [COMMAND]                                  show help (also: COMMAND --help)
-  lobster --completion bash|zsh|fish                      print a shell completion script (docs/cli.md)
 
 Pipeline commands (lobster help CMD; docs/commands.md):
 {commands}
 
 Exit codes: 0 ok, 1 problems in the input or a runtime error, 2 usage or parse errors,
 130/143 when stopped by SIGINT/SIGTERM.
+Shell completion: eval "$(lobster --completion bash)" (or zsh, fish; docs/cli.md).
 Docs: docs/cli.md, docs/language.md, docs/workflows.md, docs/commands.md, docs/lint.md, docs/fmt.md
 """
 
