@@ -23,16 +23,18 @@ def run_command(argv: tuple[str, ...]) -> int:
     \b
     lobster run [--mode human|tool] [--dry-run] '<pipeline>'
     lobster run [--mode tool] FILE.lobster [--args-json '{...}']
-    lobster '<pipeline>'   (the same as run)
+    lobster run -            (read the pipeline from stdin)
+    lobster '<pipeline>'     (the same as run)
 
     \b
-    Flags (parsed as the reference CLI parses them):
-      --mode tool          print exactly one JSON envelope on stdout (any other value: human mode)
+    Flags (anywhere among the arguments; `--` ends them):
+      --mode human|tool    tool: print exactly one JSON envelope on stdout
       --file FILE          run this workflow file (also: a sole FILE argument ending in
-                           .lobster, .yaml, .yml or .json that exists)
+                           .lobster, .yaml, .yml or .json)
       --args-json JSON     workflow args, a JSON object (`${name}`, LOBSTER_ARG_<NAME>)
-      --dry-run            print the plan on stderr and run nothing (before the pipeline text)
-      --raw-args           substitute `${arg}` as raw text, as the reference does (unsafe)
+      --dry-run            print the plan on stderr and run nothing
+      --raw-args           substitute `${arg}` as raw text, as the reference does (unsafe;
+                           before the pipeline, or after FILE)
 
     \b
     Exit codes: 0 ok (also halted at an approval or input gate), 1 runtime error,
