@@ -239,3 +239,8 @@ def test_wrong_kind_of_answer_names_the_flags(work: Path) -> None:
     asked = json.loads(lobster("run", "--mode", "tool", "ask --prompt 'x?'", cwd=work).stdout)
     done = lobster("resume", "--token", asked["requiresInput"]["resumeToken"], "--approve", "yes", cwd=work)
     assert json.loads(done.stdout)["error"]["message"] == "pipeline input resumes require --response-json <json>"
+
+
+def test_a_tool_call_pipeline_that_looks_like_an_option_is_a_pipeline(work: Path) -> None:
+    done = lobster("tool", cwd=work, stdin='{"action": "run", "pipeline": "--help"}')
+    assert json.loads(done.stdout)["error"] == {"type": "runtime_error", "message": "Unknown command: --help"}

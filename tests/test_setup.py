@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from helpers import ROOT
 
 
@@ -19,7 +20,7 @@ def test_readme_main_job_uses_an_existing_example() -> None:
     assert (ROOT / example).is_file()
 
 
-def test_readme_quick_start_shows_what_the_dry_run_prints(capsys, monkeypatch) -> None:
+def test_readme_quick_start_shows_what_the_dry_run_prints(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     import re
 
     from lobsterlang.cli import main
