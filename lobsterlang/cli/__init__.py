@@ -76,17 +76,17 @@ _GROUP_OPTIONS = ("--version", "-v", "--help", "-h", "--completion")
 
 
 def _mistyped_subcommand(word: str) -> bool:
-    """A bare word close to a `lobster` subcommand (`lnt`) that is no pipeline command: click reports it."""
+    """A bare word close to a `lobster` subcommand (`lnt`) that is no pipeline command: click reports it,
+    with the suggestion taken from the registered commands (SUBCOMMANDS lists the same: tests/test_cli.py)."""
     if word.startswith("-") or any(c in word for c in " \t\n|'\"") or "." in word:
         return False
-    from lobsterlang.commands.specs import command
+    from lobsterlang.interpret.pipeline.registry import IMPLEMENTATIONS  # the run imports it anyway
 
-    if command(word) is not None:
+    if word in IMPLEMENTATIONS:
         return False
-    from lobsterlang.cli.app import cli
     from lobsterlang.cli.usage import did_you_mean
 
-    return bool(did_you_mean(word, cli.list_commands(None)))  # type: ignore[arg-type]
+    return bool(did_you_mean(word, SUBCOMMANDS))
 
 
 def _compile_entry(args: list[str]) -> int | None:

@@ -60,9 +60,9 @@ def _names_directory(word: str) -> bool:
 
     if not os.path.isdir(word):
         return False
-    from lobsterlang.commands.specs import command
+    from lobsterlang.interpret.pipeline.registry import IMPLEMENTATIONS
 
-    return command(word) is None
+    return word not in IMPLEMENTATIONS
 
 
 def parse_run_args(argv: list[str]) -> RunArgs:
