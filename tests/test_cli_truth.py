@@ -244,3 +244,11 @@ def test_wrong_kind_of_answer_names_the_flags(work: Path) -> None:
 def test_a_tool_call_pipeline_that_looks_like_an_option_is_a_pipeline(work: Path) -> None:
     done = lobster("tool", cwd=work, stdin='{"action": "run", "pipeline": "--help"}')
     assert json.loads(done.stdout)["error"] == {"type": "runtime_error", "message": "Unknown command: --help"}
+
+
+def test_bash_runs_the_generated_script(tmp_path: Path) -> None:
+    script = ('eval "$(lobster --completion bash)"; COMP_WORDS=(lobster run --mode ""); COMP_CWORD=3; '
+              '_lobster_completion lobster; echo "${COMPREPLY[@]}"')
+    env = {**os.environ, "PATH": f"{LOBSTER.parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "human tool\n", "")
