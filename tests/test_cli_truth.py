@@ -252,3 +252,8 @@ def test_bash_runs_the_generated_script(tmp_path: Path) -> None:
     env = {**os.environ, "PATH": f"{LOBSTER.parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)
     assert (done.returncode, done.stdout, done.stderr) == (0, "human tool\n", "")
+
+
+def test_help_for_a_mistyped_command_suggests_one() -> None:
+    assert (lobster("help", "lnt").returncode, lobster("help", "lnt").stderr) == (2, "Unknown command: lnt. Did you mean 'lint'?\n")
+    assert lobster("help", "exce").stderr == "Unknown command: exce. Did you mean 'exec'?\n"

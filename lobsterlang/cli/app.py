@@ -82,7 +82,11 @@ def help_command(ctx: click.Context, command: str | None) -> None:
     if target is None and command is not None and _print_pipeline_command_help(command):
         return
     if target is None:
-        click.echo(f"Unknown command: {command}", err=True)
+        from lobsterlang.cli.usage import did_you_mean
+        from lobsterlang.commands.specs import COMMANDS
+
+        known = [*group.list_commands(ctx), *(spec.name for spec in COMMANDS)]
+        click.echo(f"Unknown command: {command}.{did_you_mean(str(command), known)}", err=True)
         ctx.exit(2)
     assert target is not None
     with click.Context(target, info_name=command or "lobster", parent=ctx.parent) as sub:
