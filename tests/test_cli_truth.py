@@ -255,5 +255,6 @@ def test_bash_runs_the_generated_script(tmp_path: Path) -> None:
 
 
 def test_help_for_a_mistyped_command_suggests_one() -> None:
-    assert (lobster("help", "lnt").returncode, lobster("help", "lnt").stderr) == (2, "Unknown command: lnt. Did you mean 'lint'?\n")
+    done = lobster("help", "lnt")
+    assert (done.returncode, done.stderr) == (2, "Unknown command: lnt. Did you mean 'lint'?\n")
     assert lobster("help", "exce").stderr == "Unknown command: exce. Did you mean 'exec'?\n"
