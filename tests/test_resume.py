@@ -158,7 +158,7 @@ def test_input_request_round_trip(workspace: Path, capsys: Capture) -> None:
     assert "approvalId" not in request and "items" not in request
     token = request["resumeToken"]
     code, answer = resume(["--token", token, "--approve", "yes"], capsys)
-    assert (code, answer["error"]["message"]) == (2, "pipeline input resumes require response")
+    assert (code, answer["error"]["message"]) == (2, "pipeline input resumes require --response-json <json>")
     code, answer = resume(["--token", token, "--response-json", '{"feedback": "x"}'], capsys)
     expected = "pipeline input response failed schema validation at /: must have required property 'decision'"
     assert (code, answer["error"]["message"]) == (2, expected)
@@ -171,7 +171,7 @@ def test_input_request_round_trip(workspace: Path, capsys: Capture) -> None:
 def test_approval_refuses_a_response(workspace: Path, capsys: Capture) -> None:
     request = halt(capsys)
     code, envelope = resume(["--token", request["resumeToken"], "--response-json", "{}"], capsys)
-    assert (code, envelope["error"]["message"]) == (2, "approval resumes require approved=true|false, not response")
+    assert (code, envelope["error"]["message"]) == (2, "approval resumes require --approve yes|no, not --response-json")
     assert resume(["--token", request["resumeToken"], "--approve", "yes"], capsys)[0] == 0
 
 

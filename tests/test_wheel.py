@@ -40,3 +40,8 @@ def test_wheel_installs_and_compiles(tmp_path: Path) -> None:
     assert str(env_dir) in where.stdout, "the grammar must come from the installed wheel"
     schema = subprocess.run([str(lobster), "schema"], capture_output=True, text=True, cwd=outside, env=clean_env)
     assert schema.returncode == 0 and '"$schema"' in schema.stdout
+    # `mcp` is an optional extra: a plain install has no MCP SDK, and `lobster mcp` says how to get it
+    no_mcp = subprocess.run([str(lobster), "mcp"], capture_output=True, text=True, cwd=outside, env=clean_env, stdin=subprocess.DEVNULL)
+    assert no_mcp.returncode == 2 and "pip install 'lobsterlang[mcp]'" in no_mcp.stderr, no_mcp.stderr
+    dry = subprocess.run([str(lobster), "run", "--dry-run", str(EXAMPLES / "hello.lobster")], capture_output=True, text=True, cwd=outside, env=clean_env)
+    assert dry.returncode == 0 and "decided at run time" in dry.stderr, dry.stderr

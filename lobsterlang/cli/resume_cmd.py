@@ -16,7 +16,7 @@ _SWITCHES = {"--retry-step": "retry_step", "--skip-step": "skip_step", "--accept
 
 
 class ResumeArgs:
-    """Raw `resume` flags as given (unknown words are ignored, as the reference does)."""
+    """Raw `resume` flags as given; an unknown option is kept to be reported (the reference ignores it)."""
 
     def __init__(self, token: str | None = None, approve: str | None = None, response: str | None = None,
                  cancel: bool = False, cancel_error: bool = False) -> None:
@@ -26,6 +26,7 @@ class ResumeArgs:
         self.run: str | None = None
         self.retry_step = self.skip_step = False
         self.accept_unsigned = False
+        self.unknown: str | None = None
 
     def env(self) -> dict[str, str]:
         """The environment the resume runs with (`--accept-unsigned-state` sets LOBSTER_ACCEPT_UNSIGNED_STATE=1)."""
@@ -61,7 +62,18 @@ def _take(argv: list[str], index: int, parsed: ResumeArgs) -> int:
         value = True if given is None else _CANCEL_WORDS.get(given.lower())
         parsed.cancel, parsed.cancel_error = bool(value), parsed.cancel_error or value is None
         return index + (1 if "=" in word or given is None else 2)
+    if word.startswith("-") and parsed.unknown is None:
+        parsed.unknown = word
     return index + 1
+
+
+def _check_unknown(parsed: ResumeArgs) -> None:
+    from lobsterlang.cli.usage import did_you_mean
+    from lobsterlang.interpret.errors import UsageError
+
+    if parsed.unknown is not None:
+        name = parsed.unknown.partition("=")[0]
+        raise UsageError(f"No such option '{name}'.{did_you_mean(name, (*_VALUE_FLAGS, *_SWITCHES, '--cancel'))}")
 
 
 def decision_from(parsed: ResumeArgs) -> Any:
@@ -69,6 +81,7 @@ def decision_from(parsed: ResumeArgs) -> Any:
     from lobsterlang.interpret.errors import UsageError
     from lobsterlang.interpret.pipeline.session import Decision
 
+    _check_unknown(parsed)
     if parsed.cancel_error:
         raise UsageError("resume --cancel must be true or false")
     if not parsed.token and not parsed.id:
@@ -95,6 +108,7 @@ def run_decision(parsed: ResumeArgs) -> Any:
     """For `--run ID`: the gate answer when one is given, else an empty decision."""
     from lobsterlang.interpret.pipeline.session import Decision
 
+    _check_unknown(parsed)
     if parsed.approve is None and parsed.response is None and not parsed.cancel and not parsed.cancel_error:
         return Decision()
     return decision_from(ResumeArgs(token=parsed.run, approve=parsed.approve, response=parsed.response,

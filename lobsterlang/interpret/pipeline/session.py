@@ -136,10 +136,10 @@ def _valid(value: Any) -> dict[str, Any]:
 def _check_decision(state: dict[str, Any], decision: Decision) -> None:
     if state.get("haltType", "approval_request") == "approval_request":
         if decision.has_response:
-            raise UsageError("approval resumes require approved=true|false, not response")
+            raise UsageError("approval resumes require --approve yes|no, not --response-json")
         return
     if not decision.has_response:
-        raise UsageError("pipeline input resumes require response")
+        raise UsageError("pipeline input resumes require --response-json <json>")
     problem = check_response(state.get("inputSchema"), decision.response, "pipeline input response")
     if problem is not None:
         raise UsageError(problem)
