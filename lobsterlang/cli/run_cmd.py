@@ -6,12 +6,13 @@ count wherever they stand, `--` ends the options, and an unknown option or a mis
 
 from __future__ import annotations
 
+import os
 import sys
 
 from lobsterlang.cli.usage import USAGE_EXIT, did_you_mean, print_usage_error, workflow_path_problem
 from lobsterlang.compile import WORKFLOW_SUFFIXES
 
-RUN_USAGE = "[--mode human|tool] [--dry-run] [--raw-args] [--args-json JSON] ('<pipeline>' | FILE | --file FILE | -)"
+RUN_USAGE = "[--mode human|tool] [--dry-run] [--raw-args] [--approval-ttl D] [--args-json JSON] ('<pipeline>' | FILE | --file FILE | -)"
 _VALUED = ("mode", "file", "args-json", "approval-ttl")
 _OPTIONS = ("--mode", "--file", "--args-json", "--approval-ttl", "--dry-run", "--raw-args", "--help", "-h", "--")
 _MODES = ("human", "tool")
