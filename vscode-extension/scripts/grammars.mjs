@@ -60,10 +60,10 @@ function dashCaptures(dash) {
 // double-quoted string (where `\"` is a quote and `\\` a backslash); `sq` inside a YAML
 // single-quoted string (where `''` is a quote).
 
-function commandCaptures(n) {
+function commandCaptures(n, outer = '') {
   return {
     [n]: {
-      name: 'entity.name.function.command.lobster',
+      name: `${outer}entity.name.function.command.lobster`,
       patterns: [{ match: String.raw`(?<![^\s|'"\\])(?:${alt(COMMANDS)})(?![^\s|'"\\$])`, name: 'support.function.builtin.lobster' }],
     },
   };
@@ -252,7 +252,7 @@ function quotedCaptures(lang, ctx, n) {
   const string = `string.quoted.${QUOTED[ctx][3]}.yaml`;
   return {
     [n]: { name: `${string} punctuation.definition.string.begin.yaml` },
-    ...commandCaptures(n + 1),
+    ...commandCaptures(n + 1, `${string} ${line ?? meta} `),
     [n + 2]: { name: `${string} ${line ?? meta}`, patterns: patterns(ctx) },
     [n + 3]: { name: `${string} punctuation.definition.string.end.yaml` },
   };
