@@ -28,7 +28,7 @@ const PLAIN_START = String.raw`(?![-?:](?:\s|$))(?=[^\s#|>'"\[\]{},&*!%@` + '`' 
 const CMD = String.raw`([^\s|'"\\$]+)`;
 const COMMENT_TAIL = String.raw`(?:[ \t]+(#.*))?[ \t]*$`;
 const YAML_ESCAPE = {
-  match: String.raw`\\(?:[0abtnvfreN_LP \t/\\]|x\h{2}|u\h{4}|U\h{8}|$)`,
+  match: String.raw`\\(?:[0abtnvfreN_LP \t/\\"]|x\h{2}|u\h{4}|U\h{8}|$)`,
   name: 'constant.character.escape.yaml',
 };
 const YAML_SQ_ESCAPE = { match: "''", name: 'constant.character.escape.single-quoted.yaml' };
@@ -270,13 +270,11 @@ function singleLineQuoted(lang, keyRe, captures, k, ctx) {
 function flowRules(lang) {
   const keys = alt(KEYS[lang]);
   return ['dq', 'sq'].map((ctx) => ({
-    match: String.raw`(?:"(${keys})"|'(${keys})'|(${keys}))[ \t]*(:)[ \t]*${quotedRegex(lang, ctx)}`,
+    match: String.raw`("(?:${keys})"|'(?:${keys})'|(?:${keys}))[ \t]*(:)[ \t]*${quotedRegex(lang, ctx)}`,
     captures: {
       1: { name: 'entity.name.tag.yaml' },
-      2: { name: 'entity.name.tag.yaml' },
-      3: { name: 'entity.name.tag.yaml' },
-      4: { name: 'punctuation.separator.key-value.mapping.yaml' },
-      ...quotedCaptures(lang, ctx, 5),
+      2: { name: 'punctuation.separator.key-value.mapping.yaml' },
+      ...quotedCaptures(lang, ctx, 3),
     },
   }));
 }

@@ -1,6 +1,6 @@
 // Checks that package.json, the generated grammars and the sources agree (no feature only in the manifest).
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { grammars } from '../../scripts/grammars.mjs';
 
@@ -39,5 +39,24 @@ describe('manifest', () => {
       assert.equal(grammar.embeddedLanguages['meta.embedded.block.shellscript'], 'shellscript');
       assert.equal(grammar.embeddedLanguages['meta.embedded.line.shellscript'], 'shellscript');
     }
+  });
+
+  it('every scope the grammars give is asserted by a syntax test in test/grammar', () => {
+    const scopes = new Set();
+    const collect = (node) => {
+      if (Array.isArray(node)) node.forEach(collect);
+      else if (node !== null && typeof node === 'object') {
+        for (const [key, value] of Object.entries(node)) {
+          if ((key === 'name' || key === 'contentName') && typeof value === 'string') value.split(' ').forEach((s) => scopes.add(s));
+          else collect(value);
+        }
+      }
+    };
+    const all = grammars();
+    delete all['lobster.tmLanguage.json'].name; // the display name, not a scope
+    collect(Object.values(all));
+    const tests = readdirSync('test/grammar').map((f) => readFileSync(`test/grammar/${f}`, 'utf8')).join('\n');
+    const untested = [...scopes].filter((scope) => !new RegExp(`^#[ ^<-]*\\^.*[ ]${scope.replaceAll('.', '\\.')}(?: |$)`, 'm').test(tests));
+    assert.deepEqual(untested, []);
   });
 });
