@@ -1,8 +1,8 @@
-// Builds the extension: regenerates the grammars, bundles the extension (Node) and the graph webview
-// (browser, with mermaid) into dist/. `--production` minifies; `--tests` bundles test/unit into dist-test/.
+// Builds the extension: bundles the extension (Node) and the graph webview (browser, with mermaid)
+// into dist/; the grammars in syntaxes/ are committed (`npm run grammars` regenerates them).
+// `--production` minifies; `--tests` bundles test/unit into dist-test/
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
-import { writeGrammars } from './grammars.mjs';
 
 const production = process.argv.includes('--production');
 const tests = process.argv.includes('--tests');
@@ -10,11 +10,9 @@ const tests = process.argv.includes('--tests');
 const common = { bundle: true, minify: production, sourcemap: production ? false : 'linked', logLevel: 'warning', legalComments: 'none', metafile: true };
 
 if (tests) {
-  // Tests never regenerate the grammars: test/unit/manifest.test.mjs checks the committed ones are current.
   const entryPoints = readdirSync('test/unit').filter((f) => f.endsWith('.test.ts')).map((f) => `test/unit/${f}`);
   await build({ ...common, entryPoints, outdir: 'dist-test', platform: 'node', format: 'cjs', target: 'node20', sourcemap: false });
 } else {
-  writeGrammars();
   const results = await Promise.all([
     build({ ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] }),
     build({ ...common, entryPoints: ['src/webview/graph.ts'], outfile: 'dist/graph-webview.js', platform: 'browser', format: 'iife', target: 'es2022' }),

@@ -49,7 +49,6 @@ async function showDryRun(lobster: LobsterClient, dryRuns: DryRunDocuments): Pro
   const document = lobsterDocument();
   const client = runningClient(lobster);
   if (document === undefined || client === undefined) return;
-  if (document.isDirty) await document.save();
   try {
     const text: unknown = await client.sendRequest(ExecuteCommandRequest.type, {
       command: SERVER_DRY_RUN,

@@ -10,7 +10,7 @@ const sources = ['src/commands.ts', 'src/extension.ts'].map((f) => readFileSync(
 describe('manifest', () => {
   it('the committed grammars are what scripts/grammars.mjs generates', () => {
     for (const [file, grammar] of Object.entries(grammars())) {
-      assert.equal(readFileSync(`syntaxes/${file}`, 'utf8'), JSON.stringify(grammar, null, 2) + '\n', `syntaxes/${file} is stale: run npm run build`);
+      assert.equal(readFileSync(`syntaxes/${file}`, 'utf8'), JSON.stringify(grammar, null, 2) + '\n', `syntaxes/${file} is stale: run npm run grammars`);
     }
   });
 
