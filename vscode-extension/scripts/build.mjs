@@ -12,6 +12,8 @@ const common = { bundle: true, minify: production, sourcemap: production ? false
 if (tests) {
   const entryPoints = readdirSync('test/unit').filter((f) => f.endsWith('.test.ts')).map((f) => `test/unit/${f}`);
   await build({ ...common, entryPoints, outdir: 'dist-test', platform: 'node', format: 'cjs', target: 'node20', sourcemap: false });
+  // The real extension bundle, for test/unit/activation.test.mjs.
+  await build({ ...common, entryPoints: ['src/extension.ts'], outfile: 'dist-test/extension.js', platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'], sourcemap: false });
 } else {
   const results = await Promise.all([
     build({ ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] }),

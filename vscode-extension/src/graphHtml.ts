@@ -40,7 +40,7 @@ export function graphHtml(page: GraphPage): string {
 <meta http-equiv="Content-Security-Policy" content="${escapeHtml(contentSecurityPolicy(page))}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
 <title>${escapeHtml(page.title)}</title>
-<style nonce="${page.nonce}">
+<style>
   body { padding: 0.5rem 1rem; }
   #status { color: var(--vscode-descriptionForeground); font-size: 0.9em; }
   #error { color: var(--vscode-errorForeground); white-space: pre-wrap; font-family: var(--vscode-editor-font-family); }
