@@ -31,6 +31,8 @@ const YAML_ESCAPE = {
   match: String.raw`\\(?:[0abtnvfreN_LP \t/\\"]|x\h{2}|u\h{4}|U\h{8}|$)`,
   name: 'constant.character.escape.yaml',
 };
+// In a pipeline's double-quoted word only \" \\ \$ \` and backslash-newline are escapes (grammar/pipeline.lark).
+const DQ_WORD_ESCAPE = String.raw`\\(?:["\\$\x60]|$)`;
 const YAML_SQ_ESCAPE = { match: "''", name: 'constant.character.escape.single-quoted.yaml' };
 
 const keyCaptures = (first) => ({
@@ -89,7 +91,7 @@ function pipelineWords(ctx) {
         beginCaptures: { 0: { name: 'punctuation.definition.string.begin.lobster' } },
         endCaptures: { 0: { name: 'punctuation.definition.string.end.lobster' } },
         name: 'string.quoted.double.lobster',
-        patterns: [{ match: String.raw`\\[\s\S]`, name: 'constant.character.escape.lobster' }, { include: '#placeholder' }],
+        patterns: [{ match: DQ_WORD_ESCAPE, name: 'constant.character.escape.lobster' }, { include: '#placeholder' }],
       },
     );
   } else if (ctx === 'dq') {
@@ -100,8 +102,8 @@ function pipelineWords(ctx) {
     );
   } else {
     words.push(
-      quotedMatch(String.raw`('')((?:[^']|\\'')*?)('')`, 'single', [{ match: String.raw`\\`, name: 'constant.character.escape.lobster' }]),
-      quotedMatch(String.raw`(")((?:[^"'\\]|\\[^']|'')*)(")`, 'double', [{ match: String.raw`\\.`, name: 'constant.character.escape.lobster' }]),
+      quotedMatch(String.raw`('')((?:\\''|[^'])*?)('')`, 'single', [{ match: String.raw`\\''`, name: 'constant.character.escape.lobster' }]),
+      quotedMatch(String.raw`(")((?:[^"'\\]|\\[^']|'')*)(")`, 'double', [{ match: DQ_WORD_ESCAPE, name: 'constant.character.escape.lobster' }]),
       YAML_SQ_ESCAPE,
     );
   }
@@ -153,7 +155,7 @@ function conditionPatterns(ctx) {
     ],
     sq: [
       quotedMatch(String.raw`(")((?:[^"'\\]|\\[^']|'')*)(")`, 'double', [{ match: String.raw`\\.`, name: 'constant.character.escape.lobster' }]),
-      quotedMatch(String.raw`('')((?:[^']|\\'')*?)('')`, 'single', []),
+      quotedMatch(String.raw`('')((?:\\''|[^'])*?)('')`, 'single', [{ match: String.raw`\\''`, name: 'constant.character.escape.lobster' }]),
       YAML_SQ_ESCAPE,
     ],
   }[ctx];
