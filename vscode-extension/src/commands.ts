@@ -29,7 +29,7 @@ export function registerCommands(context: vscode.ExtensionContext, lobster: Lobs
 }
 
 /** The active editor's document when it is a Lobster file; otherwise says so and returns undefined. */
-export function lobsterDocument(): vscode.TextDocument | undefined {
+function lobsterDocument(): vscode.TextDocument | undefined {
   const document = vscode.window.activeTextEditor?.document;
   if (document?.languageId === 'lobster') return document;
   void vscode.window.showWarningMessage('Lobster: open a .lobster workflow file first.');
@@ -37,7 +37,7 @@ export function lobsterDocument(): vscode.TextDocument | undefined {
 }
 
 /** The running client, or undefined after telling the user the server is not running. */
-export function runningClient(lobster: LobsterClient): LanguageClient | undefined {
+function runningClient(lobster: LobsterClient): LanguageClient | undefined {
   const client = lobster.running;
   if (client === undefined) {
     void vscode.window.showErrorMessage('Lobster: the language server is not running; see the "Lobster Language Server" output.');
