@@ -40,6 +40,8 @@ const keyCaptures = (first) => ({
   [first + 1]: { name: 'punctuation.separator.key-value.mapping.yaml' },
 });
 const commentCapture = { name: 'comment.line.number-sign.yaml' };
+const INDENTATION_INDICATOR = { name: 'constant.numeric.indentation-indicator.yaml' };
+const CHOMPING_INDICATOR = { name: 'storage.modifier.chomping-indicator.yaml' };
 
 /**
  * `key:` at the start of a line, optionally as a `- key:` sequence item. Returns [regex, while, first key
@@ -199,13 +201,17 @@ function blockRules(lang, dash, margin) {
   return [
     {
       // key: |-   (block scalar; the content ends at the first line indented no deeper than the key)
-      begin: String.raw`${key}[ \t]+(?:(\|)|(>))([1-9][-+]?|[-+][1-9]?)?${COMMENT_TAIL}`,
+      // (indentation and chomping indicators come in either order: |2- or |-2)
+      begin: String.raw`${key}[ \t]+(?:(\|)|(>))(?:([1-9])([-+])?|([-+])([1-9])?)?${COMMENT_TAIL}`,
       beginCaptures: {
         ...captures,
         [k + 2]: { name: 'keyword.control.flow.block-scalar.literal.yaml' },
         [k + 3]: { name: 'keyword.control.flow.block-scalar.folded.yaml' },
-        [k + 4]: { name: 'storage.modifier.chomping-indicator.yaml' },
-        [k + 5]: commentCapture,
+        [k + 4]: INDENTATION_INDICATOR,
+        [k + 5]: CHOMPING_INDICATOR,
+        [k + 6]: CHOMPING_INDICATOR,
+        [k + 7]: INDENTATION_INDICATOR,
+        [k + 8]: commentCapture,
       },
       while: whileRe,
       contentName: meta,
