@@ -5,7 +5,9 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tarfile
 import venv
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -21,6 +23,7 @@ def test_wheel_installs_and_compiles(tmp_path: Path) -> None:
     )
     (wheel,) = wheels.glob("lobsterlang-*.whl")
     assert wheel.name.endswith("-py3-none-any.whl"), "without LOBSTERLANG_MYPYC the wheel is pure Python"
+    _assert_wheel_carries_license_and_types(wheel)
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(with_pip=True).create(env_dir)
     python = env_dir / "bin" / "python"
@@ -45,3 +48,24 @@ def test_wheel_installs_and_compiles(tmp_path: Path) -> None:
     assert no_mcp.returncode == 2 and "pip install 'lobsterlang[mcp]'" in no_mcp.stderr, no_mcp.stderr
     dry = subprocess.run([str(lobster), "run", "--dry-run", str(EXAMPLES / "hello.lobster")], capture_output=True, text=True, cwd=outside, env=clean_env)
     assert dry.returncode == 0 and "decided at run time" in dry.stderr, dry.stderr
+
+
+def _assert_wheel_carries_license_and_types(wheel: Path) -> None:
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+        metadata = next(archive.read(n).decode() for n in names if n.endswith(".dist-info/METADATA"))
+    assert "lobsterlang/py.typed" in names, "PEP 561: type checkers use the package's annotations only with py.typed"
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names), sorted(names)[:20]
+    assert "License-File: LICENSE" in metadata and "Classifier: Typing :: Typed" in metadata
+
+
+@pytest.mark.slow
+def test_sdist_carries_license_changelog_and_contributing(tmp_path: Path) -> None:
+    subprocess.run(
+        [sys.executable, "-m", "hatchling", "build", "-t", "sdist", "-d", str(tmp_path)],
+        check=True, capture_output=True, text=True, cwd=ROOT,
+    )
+    (sdist,) = tmp_path.glob("lobsterlang-*.tar.gz")
+    with tarfile.open(sdist) as archive:
+        top_level = {name.split("/", 1)[1] for name in archive.getnames() if name.count("/") == 1}
+    assert {"LICENSE", "CHANGELOG.md", "CONTRIBUTING.md", "mkdocs.yml", "pyproject.toml"} <= top_level, top_level
