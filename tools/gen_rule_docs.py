@@ -126,9 +126,24 @@ def page(code: str) -> str:
     )
 
 
+def index_page() -> str:
+    """docs/rules/index.md: every rule with its name, default severity and summary."""
+    rows = [
+        f"| [{code}]({code}.md) | `{rule.name}` | {rule.severity.value} | {'yes' if rule.fixable else ''} | {rule.summary} |"
+        for code, rule in sorted(all_rules().items())
+    ]
+    return (
+        "# Lint rules\n\n"
+        "Generated from the rule registry by `python tools/gen_rule_docs.py`; do not edit by hand (a test checks\n"
+        "that these pages are current). How to run the linter, configure and suppress rules: [lobster lint](../lint.md).\n\n"
+        "| code | name | default severity | fix | what it finds |\n|---|---|---|---|---|\n" + "\n".join(rows) + "\n"
+    )
+
+
 def main() -> None:
     out = ROOT / "docs" / "rules"
     out.mkdir(parents=True, exist_ok=True)
+    (out / "index.md").write_text(index_page(), encoding="utf-8")
     for code in sorted(all_rules()):
         (out / f"{code}.md").write_text(page(code), encoding="utf-8")
 

@@ -1,4 +1,4 @@
-"""docs/commands.md, generated from the declared command specs and their help text."""
+"""docs/commands.md (the index) and docs/commands/NAME.md (one page per command), generated from the command specs."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ HEADER = """\
 # Pipeline commands
 
 Generated from `lobsterlang/commands/specs.py` by `python tools/gen_commands_md.py`; do not edit by hand
-(a test checks that this page is current). `lobster help COMMAND` prints the same information.
+(a test checks that these pages are current). Each command has its own page; `lobster help COMMAND` prints
+the same information.
 
 A pipeline is commands joined by `|`: `exec --json --shell 'inbox list --json' | where 'unread=true' | approve`.
 Flag values are always text; `--flag value`, `--flag=value` and a bare `--flag` (true) are accepted, and a
@@ -25,8 +26,9 @@ def _flag_row(flag: FlagSpec) -> str:
     return f"| `{flag_usage(flag).replace('|', chr(92) + '|')}` | {flag.kind}{' (required)' if flag.required else ''} | {default} | {'; '.join(notes)} |"
 
 
-def command_section(spec: CommandSpec) -> str:
-    lines = [f"## `{spec.name}`", "", spec.summary[0].upper() + spec.summary[1:] + ".", "", "```", usage_line(spec), "```", ""]
+def command_page(spec: CommandSpec) -> str:
+    """docs/commands/NAME.md: the command's summary, usage, flags, side effects and an example."""
+    lines = [f"# `{spec.name}`", "", spec.summary[0].upper() + spec.summary[1:] + ".", "", "```", usage_line(spec), "```", ""]
     if spec.flags:
         lines += ["| flag | kind | default | meaning |", "|---|---|---|---|", *(_flag_row(f) for f in spec.flags), ""]
     for positional in spec.positionals:
@@ -37,11 +39,16 @@ def command_section(spec: CommandSpec) -> str:
         lines += ["Requires one of: " + ", ".join(f"`{name}`" for name in spec.requires_one_of) + ".", ""]
     lines += ["Side effects: " + (", ".join(f"`{e}`" for e in spec.side_effects) or "none") + ".", ""]
     lines += ["Example:", "", "```", *spec.examples, "```", ""]
+    lines += ["Generated from `lobsterlang/commands/specs.py`; all commands: [Pipeline commands](../commands.md).", ""]
     return "\n".join(lines)
 
 
 def commands_markdown() -> str:
-    """The whole page, one section per command in spec order."""
-    index = ", ".join(f"[`{s.name}`](#{s.name.replace('.', '').lower()})" for s in COMMANDS)
-    sections = [command_section(spec) for spec in COMMANDS]
-    return HEADER + "\n" + index + "\n\n" + "\n".join(sections)
+    """docs/commands.md: the header and a table of every command (spec order) linking to its page."""
+    rows = [f"| [`{s.name}`](commands/{s.name}.md) | {s.summary} | {', '.join(f'`{e}`' for e in s.side_effects) or 'none'} |" for s in COMMANDS]
+    return HEADER + "\n| command | what it does | side effects |\n|---|---|---|\n" + "\n".join(rows) + "\n"
+
+
+def command_pages() -> dict[str, str]:
+    """File name under docs/commands/ → page text, for every command."""
+    return {f"{spec.name}.md": command_page(spec) for spec in COMMANDS}
