@@ -4,8 +4,9 @@ Convention, in docs/*.md and README.md: a ```console block holds commands (lines
 each followed by what it prints (stdout and stderr, merged). All blocks of one page run in order in one
 scratch directory holding a copy of examples/, with a fixed state directory, HOME and terminal width.
 `$ cat FILE` of a file that does not exist there creates FILE from the lines shown (that is how a page
-shows the file it works on). A block that cannot run here (network, an LLM, a time-dependent token) has
-`<!-- not-executed: reason -->` on the line before it.
+shows the file it works on). `[..]` in a shown line matches any text (a token, an id, a time). A block
+that cannot run here (network, an LLM, a program the docs do not ship) has `<!-- not-executed: reason -->`
+on the line before it.
 """
 
 from __future__ import annotations
@@ -86,6 +87,19 @@ def run_example(example: Example, scratch: Path, last_code: int) -> tuple[list[s
     return [line.rstrip() for line in output.splitlines()], proc.returncode
 
 
+def _line_matches(shown: str, actual: str) -> bool:
+    if "[..]" not in shown:
+        return shown == actual
+    return re.fullmatch(".*".join(re.escape(part) for part in shown.split("[..]")), actual) is not None
+
+
+def merge(shown: list[str], actual: list[str]) -> list[str]:
+    """The output to show: the shown lines where they match (keeping their `[..]`), else what was printed."""
+    if len(shown) == len(actual) and all(_line_matches(s, a) for s, a in zip(shown, actual, strict=True)):
+        return shown
+    return actual
+
+
 def render(block: Block, outputs: list[list[str]]) -> str:
     """The block's body with each command followed by the output it really printed."""
     return "".join(f"$ {ex.command}\n" + "".join(line + "\n" for line in out) for ex, out in zip(block.examples, outputs, strict=True))
@@ -111,7 +125,7 @@ def process_page(path: Path, write: bool) -> tuple[int, int, list[str]]:
             outputs = []
             for example in block.examples:
                 lines, code = run_example(example, scratch, code)
-                outputs.append(lines)
+                outputs.append(merge(example.shown, lines))
             body = render(block, outputs)
             if body != text[block.start:block.end]:
                 line_no = text.count("\n", 0, block.start) + 1

@@ -1,0 +1,62 @@
+"""mkdocs hook: links from docs/ to repository files (`../grammar/expr.lark`) work on the site too.
+
+On GitHub those links open the file in the repository. The site has no repository to link to (the project
+has no public home yet), so each linked repository file is published under `repo/` in the site and the link
+is pointed there; a link to a directory or to a Markdown file (which mkdocs would render as a page with
+broken links) becomes plain text. A link to a missing file is left alone, so the strict build fails on it.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from pathlib import Path
+from typing import Any
+
+from mkdocs.structure.files import File, Files
+from mkdocs.structure.pages import Page
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+SITE_DIR = "repo"
+_LINK = re.compile(r"\[(?P<text>[^\]]*)\]\((?P<target>\.\./[^)#\s]+)\)")
+
+
+def repo_path(page_src: str, target: str) -> Path | None:
+    """The repository path a relative link from a docs page names, if it leaves docs/ and exists."""
+    resolved = (DOCS / posixpath.dirname(page_src) / target).resolve()
+    if resolved.is_relative_to(DOCS) or not resolved.is_relative_to(ROOT) or not resolved.exists():
+        return None
+    return resolved
+
+
+def _publishable(path: Path) -> bool:
+    return path.is_file() and path.suffix != ".md"
+
+
+def on_files(files: Files, config: Any) -> Files:
+    """Publish every repository file that a docs page links to."""
+    published: set[Path] = set()
+    for file in list(files.documentation_pages()):
+        for match in _LINK.finditer(Path(file.abs_src_path or "").read_text(encoding="utf-8")):
+            path = repo_path(file.src_uri, match["target"])
+            if path is not None and _publishable(path) and path not in published:
+                published.add(path)
+                uri = f"{SITE_DIR}/{path.relative_to(ROOT).as_posix()}"
+                files.append(File.generated(config, uri, abs_src_path=str(path)))
+    return files
+
+
+def on_page_markdown(markdown: str, page: Page, config: Any, files: Files) -> str:
+    """Point links to repository files at their published copies; the others become plain text."""
+
+    def rewrite(match: re.Match[str]) -> str:
+        path = repo_path(page.file.src_uri, match["target"])
+        if path is None:
+            return match[0]
+        if not _publishable(path):
+            return match["text"]
+        published = f"{SITE_DIR}/{path.relative_to(ROOT).as_posix()}"
+        return f"[{match['text']}]({posixpath.relpath(published, posixpath.dirname(page.file.src_uri) or '.')})"
+
+    return _LINK.sub(rewrite, markdown)
