@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -52,3 +53,16 @@ def test_every_console_example_in_the_docs_is_current(capsys: pytest.CaptureFixt
     out, err = capsys.readouterr()
     assert code == 0, err + "\nrun: python tools/doc_examples.py --write (and review the diff)"
     assert " 0 stale" in out
+
+
+def test_shell_examples_with_a_prompt_are_console_blocks() -> None:
+    """A `$ command` in a ```sh or ```text block would escape the check: the convention is ```console."""
+    fence = re.compile(r"^```(\w*)\n(.*?)^```\n", re.M | re.S)
+    escaped = [
+        f"{page.relative_to(ROOT)}:{text.count(chr(10), 0, block.start()) + 1}"
+        for page in PAGES
+        for text in [page.read_text(encoding="utf-8")]
+        for block in fence.finditer(text)
+        if block[1] != "console" and re.search(r"^\$ ", block[2], re.M)
+    ]
+    assert escaped == [], "make these ```console blocks (or mark them <!-- not-executed: reason -->)"
