@@ -18,6 +18,7 @@ class RunArgs:
         self.args_json: str | None = None
         self.dry_run = False
         self.raw_args = False
+        self.max_output_bytes: str | None = None
         self.words: list[str] = []
 
     @property
@@ -49,7 +50,7 @@ def parse_run_args(argv: list[str]) -> RunArgs:
 
 def _take(argv: list[str], index: int, parsed: RunArgs) -> int:
     word = argv[index]
-    for name in ("mode", "file", "args-json"):
+    for name in ("mode", "file", "args-json", "max-output-bytes"):
         if word == f"--{name}":
             if index + 1 < len(argv):
                 _set(parsed, name, argv[index + 1])
@@ -69,6 +70,8 @@ def _set(parsed: RunArgs, name: str, value: str) -> None:
         parsed.mode = "tool" if value == "tool" else "human"
     elif name == "file":
         parsed.file = value
+    elif name == "max-output-bytes":
+        parsed.max_output_bytes = value
     else:
         parsed.args_json = value
 
@@ -85,6 +88,20 @@ def _trailing_leading_flags(parsed: RunArgs) -> None:
 def run_main(argv: list[str]) -> int:
     """Run what `argv` names; prints the result and returns the exit code."""
     parsed = parse_run_args(argv)
+    if parsed.max_output_bytes is None:
+        return _run_parsed(parsed)
+    from lobsterlang.interpret.process import cap_from_flag
+
+    with cap_from_flag(parsed.max_output_bytes) as problem:
+        if problem is not None:
+            from lobsterlang.interpret.errors import UsageError
+            from lobsterlang.interpret.pipeline.frontend import report_error
+
+            return report_error(UsageError(problem), parsed.mode, sys.stdout, sys.stderr)
+        return _run_parsed(parsed)
+
+
+def _run_parsed(parsed: RunArgs) -> int:
     path = parsed.workflow_file()
     if path is not None:
         return _run_workflow(path, parsed)

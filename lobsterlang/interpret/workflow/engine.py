@@ -208,12 +208,12 @@ class Runner:
         if isinstance(action, ir.PipelineRun):
             from lobsterlang.interpret.workflow.pipeline_step import run_pipeline_step
 
-            check_cwd(step_id, cwd)
+            check_cwd(step_id, cwd, env)
             return run_pipeline_step(step_id, action, scope, env, cwd, stdin, self.opts, cancel)
         if not isinstance(action, ir.ShellRun) or not action.command.text.strip():
             return synthetic_record(step_id, stdin)
         text = render_shell(action.command, scope, env, is_posix_shell(env))
-        check_cwd(step_id, cwd)
+        check_cwd(step_id, cwd, env)
         out = run_shell(text.command, {**env, **text.env}, cwd, stdin_bytes(stdin), cancel)
         return make_record(step_id, out.stdout)
 

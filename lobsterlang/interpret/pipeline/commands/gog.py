@@ -11,7 +11,7 @@ from lobsterlang.interpret.errors import CommandError
 from lobsterlang.interpret.pipeline.args import StageArgs
 from lobsterlang.interpret.pipeline.runtime import RunContext, StageOutput
 from lobsterlang.interpret.pipeline.streams import drain
-from lobsterlang.interpret.process import run_to_end
+from lobsterlang.interpret.process import output_cap, run_to_end
 from lobsterlang.interpret.values import UNDEFINED, js_string, to_number
 
 NOT_FOUND = "gog not found on PATH (install: https://github.com/steipete/gogcli)"
@@ -23,7 +23,7 @@ def gog(args: list[str], ctx: RunContext, label: str) -> str:
     binary = ctx.env.get("GOG_BIN") or "gog"
     argv = ["node", binary, *args] if _SCRIPT.search(binary) else [binary, *args]
     try:
-        code, out, err = run_to_end(ctx.cancel, argv, ctx.env, ctx.cwd)
+        code, out, err = run_to_end(ctx.cancel, argv, ctx.env, ctx.cwd, output_cap(ctx.env))
     except (FileNotFoundError, PermissionError):
         raise CommandError(NOT_FOUND) from None
     if code != 0:

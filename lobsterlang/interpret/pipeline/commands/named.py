@@ -11,7 +11,7 @@ from lobsterlang.interpret.errors import CommandError
 from lobsterlang.interpret.pipeline.args import StageArgs
 from lobsterlang.interpret.pipeline.runtime import RunContext, StageOutput
 from lobsterlang.interpret.pipeline.streams import drain
-from lobsterlang.interpret.process import run_to_end
+from lobsterlang.interpret.process import output_cap, run_to_end
 from lobsterlang.interpret.state import CorruptState
 from lobsterlang.interpret.values import UNDEFINED, js_string, stringify, to_number, truthy
 
@@ -131,7 +131,7 @@ def _identity(value: Any) -> str | None:
 def _gh_pr_view(repo: str, pr: str, ctx: RunContext) -> Any:
     argv = ["gh", "pr", "view", pr, "--repo", repo, "--json", PR_FIELDS]
     try:
-        code, out, err = run_to_end(ctx.cancel, argv, ctx.env, ctx.cwd)
+        code, out, err = run_to_end(ctx.cancel, argv, ctx.env, ctx.cwd, output_cap(ctx.env))
     except (FileNotFoundError, PermissionError):
         raise CommandError("gh not found on PATH (install GitHub CLI)") from None
     if code != 0:

@@ -1,0 +1,74 @@
+"""Args are data wherever a shell reads them: `run:`, `command:`, `exec --shell` and exec's implicit-shell form."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lobsterlang.cli import main
+
+HOSTILE = ["$(touch {canary})", "`touch {canary}`", "; touch {canary}", "'; touch {canary}; '", "x\ntouch {canary}"]
+
+PLACES = {
+    "run": "run: printf '%s' ${x}",
+    "command": "command: printf '%s' \"${x}\"",
+    "exec_shell": "pipeline: exec --shell 'printf %s ${x}'",
+    "exec_shell_equals": "pipeline: exec --shell='printf %s \"${x}\"'",
+    "exec_bare_shell_flag": "pipeline: exec 'printf %s ${x}' --shell",
+    "exec_implicit_shell": "pipeline: exec 'printf %s ${x}'",
+    "exec_shell_then_more": "pipeline: exec --shell 'printf %s ${x}' | map --wrap v",
+}
+
+
+def run_file(tmp_path: Path, step: str, value: str, capsys: Any, *extra: str) -> tuple[int, dict[str, Any]]:
+    path = tmp_path / "wf.lobster"
+    path.write_text(f'args:\n  x: {{default: ""}}\nsteps:\n  - id: s\n    {step}\n', encoding="utf-8")
+    code = main(["run", "--mode", "tool", *extra, "--file", str(path), "--args-json", json.dumps({"x": value})])
+    return code, json.loads(capsys.readouterr().out)
+
+
+@pytest.fixture(autouse=True)
+def _state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LOBSTER_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.chdir(tmp_path)
+
+
+@pytest.mark.parametrize("place", sorted(PLACES))
+@pytest.mark.parametrize("template", HOSTILE, ids=range(len(HOSTILE)))
+def test_hostile_value_is_printed_not_run(place: str, template: str, tmp_path: Path, capsys: Any) -> None:
+    canary = tmp_path / "canary"
+    value = template.format(canary=canary)
+    code, envelope = run_file(tmp_path, PLACES[place], value, capsys)
+    assert code == 0, envelope
+    assert not canary.exists()
+    printed = envelope["output"]
+    expected = value.split("\n") if place.startswith("exec") else [value]
+    if place == "exec_shell_then_more":
+        expected = [{"v": line} for line in expected]
+    assert printed == expected
+
+
+@pytest.mark.parametrize("place", ["exec_shell", "exec_implicit_shell"])
+def test_raw_args_keep_the_reference_substitution(place: str, tmp_path: Path, capsys: Any) -> None:
+    canary = tmp_path / "canary"
+    code, envelope = run_file(tmp_path, PLACES[place], f"$(touch {canary})", capsys, "--raw-args")
+    assert code == 0, envelope
+    assert canary.exists()
+
+
+def test_exec_argv_form_is_untouched(tmp_path: Path, capsys: Any) -> None:
+    code, envelope = run_file(tmp_path, "pipeline: exec printf '%s|' ${x} b", "a b", capsys)
+    assert code == 0 and envelope["output"] == ["a b|b|"]
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+@pytest.mark.parametrize("place", ["exec_shell", "exec_implicit_shell", "run"])
+def test_args_are_data_under_bash_too(place: str, tmp_path: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LOBSTER_SHELL", shutil.which("bash") or "bash")
+    canary = tmp_path / "canary"
+    code, envelope = run_file(tmp_path, PLACES[place], f"$(touch {canary})", capsys)
+    assert code == 0 and not canary.exists(), envelope
