@@ -118,6 +118,8 @@ def _start(
         raise CommandError(f"exec command not found: {argv[0]}") from None
     except OSError as exc:
         raise CommandError(f"exec failed (null): {exc.strerror or exc}: {target[0]}") from None
+    except ValueError as exc:  # a NUL byte in an argument or in the environment
+        raise CommandError(f"exec failed (null): {exc}: {target[0]}") from None
 
 
 def _parse_json(text: str) -> list[Any]:
