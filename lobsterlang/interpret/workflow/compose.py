@@ -48,7 +48,7 @@ def run_child(
     workflow, _ = load_workflow(path)
     frame = Frame(
         workflow, path, resolve_args(workflow, child_args(call, runner.scope())), env, cwd, cancel,
-        (*runner.frame.stack, path),
+        (*runner.frame.stack, path), key_path=(*runner.frame.key_path, step.id),
     )
     outcome = ChildRunner(frame, runner.opts).run()
     if outcome.halt is not None:
