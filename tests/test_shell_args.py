@@ -46,7 +46,7 @@ def test_hostile_value_is_printed_not_run(place: str, template: str, tmp_path: P
     assert code == 0, envelope
     assert not canary.exists()
     printed = envelope["output"]
-    expected = value.split("\n") if place.startswith("exec") else [value]
+    expected: list[Any] = value.split("\n") if place.startswith("exec") else [value]
     if place == "exec_shell_then_more":
         expected = [{"v": line} for line in expected]
     assert printed == expected
