@@ -72,3 +72,71 @@ def test_args_are_data_under_bash_too(place: str, tmp_path: Path, capsys: Any, m
     canary = tmp_path / "canary"
     code, envelope = run_file(tmp_path, PLACES[place], f"$(touch {canary})", capsys)
     assert code == 0 and not canary.exists(), envelope
+
+
+ARITHMETIC = {
+    "dollar_parens": ('echo $((${n} + 1))', "42"),
+    "dollar_parens_quoted": ('echo $(( "${n}" + 1 ))', "42"),
+    "double_parens": ('(( ${n} > 1 )) && echo 42', "42"),
+    "test_eq": ('[[ ${n} -eq 41 ]] && echo 42', "42"),
+    "test_eq_quoted_right": ('[[ 41 -eq "${n}" ]] && echo 42', "42"),
+    "let": ('let "m = ${n} + 1"; echo $m', "42"),
+    "declare_i": ('declare -i m=${n}; echo $((m + 1))', "42"),
+    "local_i_in_function": ('f() { local -ri m=${n}; echo $((m + 1)); }; f', "42"),
+    "subscript": ('a=(0 42); i=$((${n} - 40)); echo "${a[${n}-40]}"', "42"),
+    "offset": ('s=xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx42; echo "${s:${n}}"', "42"),
+}
+
+
+@pytest.fixture
+def bash(monkeypatch: pytest.MonkeyPatch) -> None:
+    path = shutil.which("bash")
+    if path is None:
+        pytest.skip("needs bash")
+    monkeypatch.setenv("LOBSTER_SHELL", path)
+
+
+@pytest.mark.usefixtures("bash")
+@pytest.mark.parametrize("place", sorted(ARITHMETIC))
+def test_arithmetic_contexts_refuse_code(place: str, tmp_path: Path, capsys: Any) -> None:
+    canary = tmp_path / "canary"
+    command, _ = ARITHMETIC[place]
+    step = "run: " + json.dumps(command.replace("${n}", "${x}"))
+    code, envelope = run_file(tmp_path, step, f"a[$(touch {canary})]", capsys)
+    assert not canary.exists()
+    assert code == 1 and "where bash evaluates it as arithmetic" in envelope["error"]["message"], envelope
+
+
+@pytest.mark.usefixtures("bash")
+@pytest.mark.parametrize("place", sorted(ARITHMETIC))
+def test_arithmetic_contexts_take_integers(place: str, tmp_path: Path, capsys: Any) -> None:
+    command, expected = ARITHMETIC[place]
+    code, envelope = run_file(tmp_path, "run: " + json.dumps(command.replace("${n}", "${x}")), "41", capsys)
+    assert code == 0 and [str(item).strip() for item in envelope["output"]] == [expected], envelope
+
+
+@pytest.mark.usefixtures("bash")
+@pytest.mark.parametrize(
+    "command",
+    ['[[ ${x} == "a[1]" ]] && echo same', 'echo "${x:-none}" $((1 + 1))', 'echo "[[ ${x} -eq" ]]', "echo let ${x}"],
+)
+def test_string_contexts_keep_any_value(command: str, tmp_path: Path, capsys: Any) -> None:
+    code, envelope = run_file(tmp_path, "run: " + json.dumps(command), "a[1]", capsys)
+    assert code == 0, envelope
+
+
+def test_raw_args_do_not_check_arithmetic(tmp_path: Path, capsys: Any) -> None:
+    code, envelope = run_file(tmp_path, "run: echo $((${x} + 1))", "1 + 1", capsys, "--raw-args")
+    assert code == 0 and envelope["output"] == [3]
+
+
+@pytest.mark.parametrize(
+    "prefix, kind",
+    [("echo ${a[", "subscript"), ("echo ${a[1+", "subscript"), ("echo ${x:", "offset"), ("echo ${x:1:", "offset"),
+     ("echo ${x:-", "param"), ("echo ${x/a:", "param"), ("(( ", "arith"), ("(( (1+2) + ", "arith"),
+     ("(cd x; ( ", "paren"), ("echo ${a[1]} ", "top"), ("echo ${x:1} ", "top"), ("(( 1 )); echo ", "top")],
+)
+def test_arithmetic_shell_contexts(prefix: str, kind: str) -> None:
+    from lobsterlang.interpret.workflow.shellscan import context_at_end
+
+    assert context_at_end(prefix).kind == kind

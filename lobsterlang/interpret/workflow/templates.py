@@ -16,6 +16,7 @@ from typing import Any
 from lobsterlang import ir
 from lobsterlang.interpret.values import js_string
 from lobsterlang.interpret.workflow.argvars import arg_var_name
+from lobsterlang.interpret.workflow.arith import arithmetic_use, check_arithmetic
 from lobsterlang.interpret.workflow.errors import WorkflowError
 from lobsterlang.interpret.workflow.refs import Results, render_ref
 from lobsterlang.interpret.workflow.shellscan import ShellContext, context_at_end
@@ -104,7 +105,7 @@ def render_shell(template: ir.Template, scope: Scope, env: Mapping[str, str], po
         return ShellText(render(template, scope))
     out: list[str] = []
     extra: dict[str, str] = {}
-    for part in template.parts:
+    for index, part in enumerate(template.parts):
         if isinstance(part, ir.Text):
             out.append(part.value)
         elif isinstance(part, ir.StepRef):
@@ -112,8 +113,21 @@ def render_shell(template: ir.Template, scope: Scope, env: Mapping[str, str], po
         elif part.name not in scope.args:
             out.append("${" + part.name + "}")
         else:
-            _place_arg(out, str(arg_text(scope, part.name)), _variable(part.name, scope, env, extra))
+            value = str(arg_text(scope, part.name))
+            context = context_at_end("".join(out))
+            check_arithmetic(part.name, value, arithmetic_use(context, _text_after(template, index)))
+            out.append(_reference(context, value, _variable(part.name, scope, env, extra), out))
     return ShellText("".join(out), extra)
+
+
+def _text_after(template: ir.Template, index: int) -> str:
+    """The literal text after part `index` up to the next reference (where an operator may follow)."""
+    after = []
+    for part in template.parts[index + 1 :]:
+        if not isinstance(part, ir.Text):
+            break
+        after.append(part.value)
+    return "".join(after)
 
 
 def _variable(name: str, scope: Scope, env: Mapping[str, str], extra: dict[str, str]) -> str:
@@ -128,11 +142,6 @@ def _variable(name: str, scope: Scope, env: Mapping[str, str], extra: dict[str, 
     private = f"LOBSTER_ARGV_{secrets.token_hex(4).upper()}"
     extra[private] = value
     return private
-
-
-def _place_arg(out: list[str], value: str, var: str) -> None:
-    context = context_at_end("".join(out))
-    out.append(_reference(context, value, var, out))
 
 
 def _reference(context: ShellContext, value: str, var: str, out: list[str]) -> str:
