@@ -140,3 +140,11 @@ def test_arithmetic_shell_contexts(prefix: str, kind: str) -> None:
     from lobsterlang.interpret.workflow.shellscan import context_at_end
 
     assert context_at_end(prefix).kind == kind
+
+
+@pytest.mark.parametrize("step", ["run: echo $((${x} + 1))", "pipeline: exec --shell 'echo $((${x} + 1))'"])
+def test_dry_run_refuses_what_the_run_refuses(step: str, tmp_path: Path, capsys: Any) -> None:
+    code, envelope = run_file(tmp_path, step, "a[1]", capsys, "--dry-run")
+    assert code == 1 and "where bash evaluates it as arithmetic" in envelope["error"]["message"]
+    code, envelope = run_file(tmp_path, step, "41", capsys, "--dry-run")
+    assert code == 0, envelope

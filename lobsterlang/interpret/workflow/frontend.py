@@ -102,7 +102,7 @@ def _run(path: str, args_json: str | None, console: Console, dry_run: bool, raw_
     if dry_run:
         from lobsterlang.interpret.workflow.plan import describe_plan
 
-        console.err.write(describe_plan(frame, 0))
+        console.err.write(describe_plan(frame, 0, raw_args))
         return console.result(ok_envelope([])) if console.tool else 0
     from lobsterlang.interpret.workflow.runs import start_run
 

@@ -103,9 +103,10 @@ def render_shell(template: ir.Template, scope: Scope, env: Mapping[str, str], po
     """Shell text where each `${arg}` is a reference to a variable holding its value, quoted for its context."""
     if scope.raw or not posix or not any(isinstance(p, ir.ArgRef) and p.name in scope.args for p in template.parts):
         return ShellText(render(template, scope))
+    check_shell_args(template, scope.args)
     out: list[str] = []
     extra: dict[str, str] = {}
-    for index, part in enumerate(template.parts):
+    for part in template.parts:
         if isinstance(part, ir.Text):
             out.append(part.value)
         elif isinstance(part, ir.StepRef):
@@ -114,10 +115,27 @@ def render_shell(template: ir.Template, scope: Scope, env: Mapping[str, str], po
             out.append("${" + part.name + "}")
         else:
             value = str(arg_text(scope, part.name))
-            context = context_at_end("".join(out))
-            check_arithmetic(part.name, value, arithmetic_use(context, _text_after(template, index)))
-            out.append(_reference(context, value, _variable(part.name, scope, env, extra), out))
+            out.append(_reference(context_at_end("".join(out)), value, _variable(part.name, scope, env, extra), out))
     return ShellText("".join(out), extra)
+
+
+def check_shell_args(template: ir.Template, args: Mapping[str, Any], raw: bool = False) -> None:
+    """Refuse an arg that is not an integer where bash evaluates arithmetic (runs and dry runs alike).
+
+    Step references count as plain words here: their text is only known when the step runs.
+    """
+    if raw:
+        return
+    out: list[str] = []
+    for index, part in enumerate(template.parts):
+        if isinstance(part, ir.Text):
+            out.append(part.value)
+        elif isinstance(part, ir.StepRef) or part.name not in args:
+            out.append("x")
+        else:
+            use = arithmetic_use(context_at_end("".join(out)), _text_after(template, index))
+            check_arithmetic(part.name, js_string(args[part.name]), use)
+            out.append('"${V}"')
 
 
 def _text_after(template: ir.Template, index: int) -> str:
