@@ -121,7 +121,7 @@ def signal_group(pgid: int, sig: int) -> None:
         os.killpg(pgid, sig)
 
 
-DEFAULT_OUTPUT_CAP = 64 << 20
+DEFAULT_OUTPUT_CAP = 16 << 20
 MIN_OUTPUT_CAP = 1024
 CAP_VAR = "LOBSTER_MAX_OUTPUT_BYTES"
 CAP_SETTING_VAR = "LOBSTER_OUTPUT_CAP_SETTING"
@@ -136,7 +136,7 @@ class OutputCap:
 
 
 def output_cap(env: Mapping[str, str]) -> OutputCap:
-    """`LOBSTER_MAX_OUTPUT_BYTES` (at least 1024; `lobster run --max-output-bytes` sets it), 64 MiB by default.
+    """`LOBSTER_MAX_OUTPUT_BYTES` (at least 1024; `lobster run --max-output-bytes` sets it), 16 MiB by default.
 
     The tool call sets it to the request's `maxStdoutBytes` and names that setting in the error.
     """
