@@ -90,7 +90,7 @@ def run_main(argv: list[str]) -> int:
     parsed = parse_run_args(argv)
     if parsed.max_output_bytes is None:
         return _run_parsed(parsed)
-    from lobsterlang.interpret.process import cap_from_flag
+    from lobsterlang.interpret.outputcap import cap_from_flag
 
     with cap_from_flag(parsed.max_output_bytes) as problem:
         if problem is not None:

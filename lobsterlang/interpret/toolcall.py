@@ -21,7 +21,8 @@ from typing import Any
 
 from lobsterlang.interpret.confine import WORKSPACE_VAR
 from lobsterlang.interpret.envelope import Envelope, error_envelope
-from lobsterlang.interpret.process import CAP_SETTING_VAR, CAP_VAR, signal_group
+from lobsterlang.interpret.outputcap import CAP_SETTING_VAR, CAP_VAR
+from lobsterlang.interpret.process import signal_group
 from lobsterlang.interpret.reaper import descendants
 
 DEFAULT_TIMEOUT_MS = 20_000

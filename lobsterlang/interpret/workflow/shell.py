@@ -7,8 +7,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from lobsterlang.interpret.confine import outside_message
+from lobsterlang.interpret.outputcap import output_cap
 from lobsterlang.interpret.pipeline.commands.exec_cmd import shell_argv
-from lobsterlang.interpret.process import Cancellation, output_cap, run_to_end
+from lobsterlang.interpret.process import Cancellation, run_to_end
 from lobsterlang.interpret.workflow.errors import WorkflowError
 
 

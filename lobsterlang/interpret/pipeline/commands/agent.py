@@ -8,10 +8,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from lobsterlang.interpret.errors import CommandError
+from lobsterlang.interpret.outputcap import OutputCap
 from lobsterlang.interpret.pipeline.args import StageArgs
 from lobsterlang.interpret.pipeline.runtime import RunContext, StageOutput
 from lobsterlang.interpret.pipeline.streams import drain
-from lobsterlang.interpret.process import OutputCap, OutputTooLarge, run_to_end
+from lobsterlang.interpret.process import OutputTooLarge, run_to_end
 from lobsterlang.interpret.values import stringify
 
 NAME = "openclaw.agent"

@@ -11,10 +11,11 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from lobsterlang.interpret.errors import CommandError
+from lobsterlang.interpret.outputcap import output_cap
 from lobsterlang.interpret.pipeline.args import StageArgs
 from lobsterlang.interpret.pipeline.runtime import RunContext, StageOutput
 from lobsterlang.interpret.pipeline.streams import drain
-from lobsterlang.interpret.process import CappedReader, kill_tree, output_cap, write_stdin
+from lobsterlang.interpret.process import CappedReader, kill_tree, write_stdin
 from lobsterlang.interpret.values import stringify
 
 _WHITESPACE = re.compile(r"\s")

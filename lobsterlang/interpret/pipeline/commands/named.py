@@ -8,10 +8,11 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from lobsterlang.interpret.errors import CommandError
+from lobsterlang.interpret.outputcap import output_cap
 from lobsterlang.interpret.pipeline.args import StageArgs
 from lobsterlang.interpret.pipeline.runtime import RunContext, StageOutput
 from lobsterlang.interpret.pipeline.streams import drain
-from lobsterlang.interpret.process import output_cap, run_to_end
+from lobsterlang.interpret.process import run_to_end
 from lobsterlang.interpret.state import CorruptState
 from lobsterlang.interpret.values import UNDEFINED, js_string, stringify, to_number, truthy
 
