@@ -11,8 +11,6 @@ Where /proc is missing (macOS), the sweep finds nothing and process groups are a
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import ctypes.util
 import os
 import signal
 import sys
@@ -26,8 +24,10 @@ def become_subreaper() -> bool:
     """Make this process adopt its orphaned descendants (Linux only); True when it worked."""
     if not sys.platform.startswith("linux"):
         return False
+    import ctypes  # only here: it costs start-up time, and only Linux runners need it
+
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc = ctypes.CDLL(None, use_errno=True)  # the process's own symbols, libc's prctl among them
         return int(libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)) == 0
     except (OSError, AttributeError):
         return False
