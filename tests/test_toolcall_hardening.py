@@ -115,26 +115,38 @@ NUMBERS = st.one_of(
     st.integers(-(10**30), 10**30), st.floats(allow_nan=True, allow_infinity=True), st.booleans(), st.none(),
     st.text(max_size=5),
 )
-FIELDS = {
-    "action": st.sampled_from(["run", "resume", "fly", "", None, 1]),
-    "pipeline": st.one_of(st.sampled_from(["exec echo hi", "nope |", "x.lobster", "exec --shell 'printf a'"]), st.text(max_size=40)),
-    "cwd": st.one_of(st.none(), st.text(max_size=20), st.integers()),
+ARGS_JSON = st.one_of(
+    st.none(), st.text(max_size=30), st.integers(),
+    st.builds(json.dumps, st.dictionaries(st.sampled_from(["x", "d", "n"]), st.text(max_size=40), max_size=3)),
+)
+OPTIONAL = {
+    "cwd": st.one_of(st.none(), st.text(max_size=20), st.integers(), st.just("sub")),
     "timeoutMs": NUMBERS,
     "maxStdoutBytes": NUMBERS,
-    "argsJson": st.one_of(st.none(), st.text(max_size=30), st.integers()),
+    "argsJson": ARGS_JSON,
     "token": st.one_of(st.none(), st.text(max_size=30)),
     "approvalId": st.one_of(st.none(), st.text(max_size=10)),
     "approve": st.one_of(st.none(), st.booleans(), st.text(max_size=3)),
     "response": st.recursive(st.none() | st.integers() | st.text(max_size=5), lambda c: st.lists(c, max_size=3), max_leaves=8),
 }
+PIPELINES = st.one_of(
+    st.sampled_from(["exec echo hi", "nope |", "wf.lobster", "../wf.lobster", "exec --shell 'printf a'", "exec 'echo ${x} y'"]),
+    st.text(max_size=40),
+)
+RUNS = st.fixed_dictionaries({"action": st.just("run"), "pipeline": PIPELINES}, optional=OPTIONAL)
+ANYTHING = st.fixed_dictionaries({}, optional={"action": st.sampled_from(["run", "resume", "fly", "", None, 1]), **OPTIONAL})
+FUZZ_WORKFLOW = "args:\n  x: {default: ''}\n  d: {default: .}\nsteps:\n  - id: s\n    cwd: ${d}\n    run: echo ${x}\n"
 
 
 @pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(request=st.fixed_dictionaries({}, optional=FIELDS) | st.lists(st.integers(), max_size=2) | st.text(max_size=5))
+@given(request=RUNS | ANYTHING | st.lists(st.integers(), max_size=2) | st.text(max_size=5))
 def test_fuzzed_requests_always_get_one_envelope(request: Any, tmp_path: Path, env: dict[str, str]) -> None:
+    (tmp_path / "sub").mkdir(exist_ok=True)
+    (tmp_path / "wf.lobster").write_text(FUZZ_WORKFLOW, encoding="utf-8")
     envelope = call_tool(request, tmp_path, {**env, "LOBSTER_STATE_DIR": str(tmp_path / "fuzz-state")})
     assert envelope["protocolVersion"] == 1 and isinstance(envelope["ok"], bool)
     if envelope["ok"] is False:
         assert envelope["error"]["type"] in ("parse_error", "runtime_error") and envelope["error"]["message"]
+        assert envelope["error"]["message"] != "lobster runtime failed", request
     json.dumps(envelope)
