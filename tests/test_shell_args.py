@@ -85,6 +85,8 @@ ARITHMETIC = {
     "local_i_in_function": ('f() { local -ri m=${n}; echo $((m + 1)); }; f', "42"),
     "subscript": ('a=(0 42); i=$((${n} - 40)); echo "${a[${n}-40]}"', "42"),
     "offset": ('s=xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx42; echo "${s:${n}}"', "42"),
+    "old_brackets": ('echo $[${n} + 1]', "42"),
+    "array_slice": ('a=($(seq 0 42)); echo "${a[@]:${n}:1}" | tr -d " "', "41"),
 }
 
 
@@ -133,7 +135,7 @@ def test_raw_args_do_not_check_arithmetic(tmp_path: Path, capsys: Any) -> None:
 @pytest.mark.parametrize(
     "prefix, kind",
     [("echo ${a[", "subscript"), ("echo ${a[1+", "subscript"), ("echo ${x:", "offset"), ("echo ${x:1:", "offset"),
-     ("echo ${x:-", "param"), ("echo ${x/a:", "param"), ("(( ", "arith"), ("(( (1+2) + ", "arith"),
+     ("echo ${x:-", "param"), ('echo "${a[@]:', "offset"), ("echo ${a[1]:0:", "offset"), ("echo ${x/a:", "param"), ("(( ", "arith"), ("echo $[1 + ", "brackets"), ("echo $[a[1] + ", "brackets"), ("(( (1+2) + ", "arith"),
      ("(cd x; ( ", "paren"), ("echo ${a[1]} ", "top"), ("echo ${x:1} ", "top"), ("(( 1 )); echo ", "top")],
 )
 def test_arithmetic_shell_contexts(prefix: str, kind: str) -> None:

@@ -1,6 +1,6 @@
 """Args where bash evaluates arithmetic: only integers may go there, since bash runs `a[$(…)]` found in a value.
 
-Bash evaluates a variable's value as an arithmetic expression in `$((…))`, `((…))`, `let`,
+Bash evaluates a variable's value as an arithmetic expression in `$((…))`, `((…))`, `$[…]`, `let`,
 `declare -i`, `[[ … -eq … ]]`, array subscripts `${a[…]}` and substring offsets `${x:…}`; an
 array subscript inside that value (`a[$(touch x)]`), or the name of a variable holding one, runs
 a command. Quoting does not help. So an arg whose reference stands in one of those places must be
@@ -17,7 +17,7 @@ from lobsterlang.interpret.workflow.shellscan import ShellContext
 INTEGER = re.compile(r"\s*[+-]?(?:0[xX][0-9A-Fa-f]+|[0-9]+)\s*", re.ASCII)
 TEST_OPERATORS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
 DECLARE = frozenset({"declare", "typeset", "local", "export", "readonly"})
-_KIND_NAMES = {"arith": "$((…)) / ((…))", "subscript": "an array subscript ${a[…]}", "offset": "a substring offset ${x:…}"}
+_KIND_NAMES = {"arith": "$((…)) / ((…))", "brackets": "$[…]", "subscript": "an array subscript ${a[…]}", "offset": "a substring offset ${x:…}"}
 RESERVED = frozenset({"{", "!", "if", "then", "elif", "else", "while", "until", "do", "time"})
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 

@@ -8,10 +8,10 @@ from dataclasses import dataclass
 WORD_BREAK = frozenset(" \t\n;&|()")
 _DELIM_END = frozenset(" \t\n;&|<>()")
 COMMAND_LEVEL = frozenset({"top", "cmd", "paren", "bq"})
-ARITHMETIC = frozenset({"arith", "subscript", "offset"})
-"""Kinds whose text bash evaluates as arithmetic: `$((…))`/`((…))`, `${name[…]}`, `${name:…}`."""
+ARITHMETIC = frozenset({"arith", "brackets", "subscript", "offset"})
+"""Kinds whose text bash evaluates as arithmetic: `$((…))`/`((…))`, `$[…]`, `${name[…]}`, `${name:…}`."""
 _SEPARATORS = frozenset(";&|\n")
-_PARAM_NAME = re.compile(r"[#!]?(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-])")
+_PARAM_NAME = re.compile(r"[#!]?(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-])(?:\[[^\]]*\])?")
 
 
 @dataclass
@@ -129,6 +129,9 @@ class _Scanner:
         elif ahead[:1] == "{":
             self.push("param", 1)
             self.i += 1
+        elif ahead[:1] == "[":
+            self.push("brackets", 1)
+            self.i += 1
 
     def _unquoted(self, ch: str, kind: str) -> None:
         if kind in ARITHMETIC or kind == "aparen":
@@ -149,10 +152,11 @@ class _Scanner:
             self._structure(ch, kind)
 
     def _param_operator(self, ch: str) -> bool:
-        """`[` or `:` right after the name in `${name…}` starts a subscript or a substring offset."""
+        """`[` right after the name in `${name…}` starts a subscript, `:` after it (or after `name[…]`) an offset."""
         if ch == ":" and self.text[self.i + 1 : self.i + 2] in ("-", "=", "+", "?"):
             return False
-        return _PARAM_NAME.fullmatch(self.text[self.starts[-1] : self.i]) is not None
+        name = self.text[self.starts[-1] : self.i]
+        return _PARAM_NAME.fullmatch(name) is not None and (ch == ":" or not name.endswith("]"))
 
     def _arith(self, ch: str, kind: str) -> None:
         """Arithmetic text: nested parentheses, `))`, `]` or `}` close it; `$` expansions nest inside."""
@@ -160,14 +164,14 @@ class _Scanner:
             self._dollar()
         elif ch == '"':
             return
-        elif ch == "(" or (ch == "[" and kind == "subscript"):
+        elif ch == "(" or (ch == "[" and kind in ("subscript", "brackets")):
             self.push("aparen" if ch == "(" else "subscript")
         elif ch == ")" and kind == "aparen":
             self.pop()
         elif ch == ")" and kind == "arith" and self.text[self.i + 1 : self.i + 2] == ")":
             self.pop()
             self.i += 1
-        elif ch == "]" and kind == "subscript":
+        elif ch == "]" and kind in ("subscript", "brackets"):
             self.pop()
         elif ch == "}" and kind == "offset":
             self.pop()
