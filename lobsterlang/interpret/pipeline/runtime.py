@@ -43,7 +43,8 @@ class RunContext:
     text plus the variables its `${arg}` references point to (None: the rendered value as is);
     `env`'s LOBSTER_MAX_OUTPUT_BYTES caps what a child may write to stdout and to stderr; `interactive`
     allows TTY prompts (human mode only; None means "when stdin is a terminal");
-    `prompt_out`/`prompt_in` are where such prompts are written and read; renderers (`json`, `table`) write to `rendered`.
+    `prompt_out`/`prompt_in` are where such prompts are written and read; renderers (`json`,
+    `table`) write to `rendered`.
     """
 
     def __init__(
