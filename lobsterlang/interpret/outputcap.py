@@ -1,4 +1,4 @@
-"""How much a child may write per stream: LOBSTER_MAX_OUTPUT_BYTES, `--max-output-bytes`, the tool's `maxStdoutBytes`."""
+"""How much a child may write per stream: LOBSTER_MAX_OUTPUT_BYTES, `--max-output-bytes`, or `maxStdoutBytes`."""
 
 from __future__ import annotations
 
