@@ -159,7 +159,7 @@ class Planner:
         key = shell_source(args)
         word = args.word(key) if key is not None else None
         if word is not None and word.template is not None:
-            check_shell_args(word.template, self.frame.args, self.raw)
+            check_shell_args(word.template, self.frame.args, self.raw_args)
 
     def common(self, step: ir.Step) -> None:
         self.stdin_line(step.stdin, step.id)
