@@ -1,13 +1,20 @@
-"""Write a canonical document (mappings, lists, scalars) as YAML lines, noting the line each entry starts on."""
+"""Write a document (mappings, lists, scalars) as YAML lines, noting the line each entry starts on.
+
+Without a source layout the output is canonical; with one (the survey of the file being
+formatted) it keeps the author's key order and scalar styles (see docs/fmt.md).
+"""
 
 from __future__ import annotations
 
 from typing import Any, NamedTuple
 
 from lobsterlang.fmt import scalars
+from lobsterlang.fmt.style import DEFAULT_STYLE, Style
+from lobsterlang.syntax.sourcelayout import SourceLayout
 
 INDENT = 2
-MAX_WIDTH = 100
+MAX_IMPLICIT_KEY = 1024
+"""YAML allows an implicit key (`key: value`) of at most 1024 characters; longer ones are written `? key`."""
 
 Path = tuple[str | int, ...]
 
@@ -23,9 +30,12 @@ _KEY_LEADS = {key: scalars.string(key) + ":" for key in _LANGUAGE_KEYS}
 
 
 class PipelineText(NamedTuple):
-    """A pipeline's canonical stages: one line when it fits in MAX_WIDTH, else a folded block."""
+    """A pipeline's canonical stages; `multiline`: its text as written had a line break before its end;
+    `newline`: it ended with one (in a block scalar: `>`/`|` rather than `>-`/`|-`)."""
 
     stages: tuple[str, ...]
+    multiline: bool = False
+    newline: bool = False
 
     @property
     def text(self) -> str:
@@ -37,37 +47,56 @@ class ShellText(str):
 
 
 class Spaced(list[Any]):
-    """A list written with one blank line between its items (steps)."""
+    """A list written with one blank line between its items (steps), in canonical output."""
 
 
 class Layout:
     """A document's rendered lines, and the number of the line each entry starts on.
 
     `starts` maps the path of each mapping and list to the line of each of its keys or indexes
-    (one small dict per container is cheaper than a path per entry).
+    (one small dict per container is cheaper than a path per entry). `source` is the layout of
+    the file being formatted (None: canonical output).
     """
 
-    __slots__ = ("lines", "starts")
+    __slots__ = ("lines", "source", "starts", "style")
 
-    def __init__(self) -> None:
+    def __init__(self, source: SourceLayout | None = None, style: Style = DEFAULT_STYLE) -> None:
         self.lines: list[str] = []
         self.starts: dict[Path, dict[str | int, int]] = {}
+        self.source = source
+        self.style = style
 
     def line_of(self, path: Path) -> int | None:
         """The number of the line the entry at `path` (not the root) starts on; None when it was not written."""
         entries = self.starts.get(path[:-1])
         return None if entries is None else entries.get(path[-1])
 
+    def source_style(self, path: Path) -> str | None:
+        """How the scalar at `path` was written (`""`, `'`, `"`, `|`, `>`); None in canonical output."""
+        return None if self.source is None else self.source.styles.get(path)
 
-def document_layout(doc: dict[str, Any]) -> Layout:
-    layout = Layout()
+    def blank_lines(self) -> set[int]:
+        """The output lines that had a blank line before them in the source."""
+        source = self.source
+        if source is None:
+            return set()
+        return {
+            number
+            for path, entries in self.starts.items()
+            for key, number in entries.items()
+            if source.blank_before(source.lines.get((*path, key), 0))
+        }
+
+
+def document_layout(doc: dict[str, Any], source: SourceLayout | None = None, style: Style = DEFAULT_STYLE) -> Layout:
+    layout = Layout(source, style)
     _mapping(layout, doc, 0, ())
     return layout
 
 
-def item_layout(item: Any, indent: int, path: Path) -> Layout:
+def item_layout(item: Any, indent: int, path: Path, source: SourceLayout | None = None, style: Style = DEFAULT_STYLE) -> Layout:
     """The lines of one list item (`- ...`) whose dash is at column `indent`."""
-    layout = Layout()
+    layout = Layout(source, style)
     layout.starts[path[:-1]] = {path[-1]: 0}
     _item(layout, item, indent, path)
     return layout
@@ -78,16 +107,35 @@ def _mapping(layout: Layout, mapping: dict[str, Any], indent: int, path: Path) -
     lines = layout.lines
     starts: dict[str | int, int] = {}
     layout.starts[path] = starts
-    for key, value in mapping.items():
+    for key, value in _ordered(layout, mapping, path):
         starts[key] = len(lines)
-        _entry(layout, pad + (_KEY_LEADS.get(key) or scalars.string(key) + ":"), value, indent, path, key)
+        lead = _KEY_LEADS.get(key) or scalars.string(key) + ":"
+        if len(lead) > MAX_IMPLICIT_KEY:
+            lines.append(pad + "? " + lead[:-1])
+            lead = ":"
+        _entry(layout, pad + lead, value, indent, path, key)
+
+
+def _ordered(layout: Layout, mapping: dict[str, Any], path: Path) -> list[tuple[str, Any]]:
+    """The entries in the author's order; a key the source does not have follows the key before it."""
+    items = list(mapping.items())
+    if layout.source is None or len(items) < 2:
+        return items
+    lines = layout.source.lines
+    ranks: list[int] = []
+    last = 0
+    for key, _ in items:
+        last = lines.get((*path, key), last)
+        ranks.append(last)
+    order = sorted(range(len(items)), key=ranks.__getitem__)
+    return [items[i] for i in order]
 
 
 def _sequence(layout: Layout, items: list[Any], indent: int, path: Path) -> None:
     lines = layout.lines
     starts: dict[str | int, int] = {}
     layout.starts[path] = starts
-    spaced = isinstance(items, Spaced)
+    spaced = isinstance(items, Spaced) and layout.source is None
     for index, item in enumerate(items):
         if spaced and index:
             lines.append("")
@@ -98,10 +146,7 @@ def _sequence(layout: Layout, items: list[Any], indent: int, path: Path) -> None
 def _entry(layout: Layout, lead: str, value: Any, indent: int, path: Path, key: str) -> None:
     """`lead` (`key:` at its indentation) and the value on the same line, or the value's lines below it."""
     if isinstance(value, str):
-        if type(value) is ShellText and _one_line_block(lead, value):
-            layout.lines.extend((lead + " |-", " " * (indent + INDENT) + value))
-        else:
-            _string(layout.lines, lead, value, indent)
+        _string(layout, lead, value, indent, (*path, key))
     elif isinstance(value, dict) and value:
         layout.lines.append(lead)
         _mapping(layout, value, indent + INDENT, (*path, key))
@@ -109,14 +154,9 @@ def _entry(layout: Layout, lead: str, value: Any, indent: int, path: Path, key: 
         layout.lines.append(lead)
         _sequence(layout, value, indent + INDENT, (*path, key))
     elif isinstance(value, PipelineText):
-        _pipeline(layout.lines, lead, value, indent)
+        _pipeline(layout, lead, value, indent, (*path, key))
     else:
         layout.lines.append(lead + " " + scalar_text(value))
-
-
-def _one_line_block(lead: str, text: str) -> bool:
-    """A short command that quoting would escape reads better as the single line of a `|-` block."""
-    return scalars.needs_escaping(text) and len(lead) + 1 + len(scalars.string(text)) <= MAX_WIDTH
 
 
 def _item(layout: Layout, item: Any, indent: int, path: Path) -> None:
@@ -128,7 +168,7 @@ def _item(layout: Layout, item: Any, indent: int, path: Path) -> None:
     elif isinstance(item, list) and item:
         _sequence(layout, item, indent + INDENT, path)
     elif isinstance(item, str):
-        _string(lines, " " * indent + "-", item, indent)
+        _string(layout, " " * indent + "-", item, indent, path)
         return
     else:
         lines.append(" " * indent + "- " + scalar_text(item))
@@ -136,19 +176,66 @@ def _item(layout: Layout, item: Any, indent: int, path: Path) -> None:
     lines[first] = " " * indent + "- " + lines[first][indent + INDENT :]
 
 
-def _string(lines: list[str], lead: str, value: str, indent: int) -> None:
-    """A multi-line string is a literal block (`|`), a long one a folded block (`>-`)."""
-    block = scalars.literal_block(value) if "\n" in value else None
+def _string(layout: Layout, lead: str, value: str, indent: int, path: Path) -> None:
+    """A string as the author wrote it (quoted, plain, literal or folded block) where that can hold it;
+    else (and in canonical output) plain where safe, a block where it has line breaks, else quoted."""
+    written = layout.source_style(path)
+    if written in _QUOTES:
+        layout.lines.append(lead + " " + scalars.quoted_with(value, _quote_char(layout, written)))
+        return
+    block = _kept_block(layout, value, indent, path, written) if written in _BLOCKS else None
     if block is None:
-        line = lead + " " + scalars.string(value)
-        folded = scalars.folded_lines(value, MAX_WIDTH - indent - INDENT) if len(line) > MAX_WIDTH else None
-        if folded is None:
-            lines.append(line)
-            return
-        block = (">-", folded)
+        block = _canonical_block(layout, lead, value, indent)
+    if block is None:
+        layout.lines.append(lead + " " + _quoted(layout, value))
+        return
     header, contents = block
-    lines.append(lead + " " + header)
-    _block(lines, indent + INDENT, contents)
+    layout.lines.append(lead + " " + header)
+    _block(layout.lines, indent + INDENT, contents)
+
+
+_QUOTES = ("'", '"')
+_BLOCKS = ("|", ">")
+
+
+def _quote_char(layout: Layout, written: str | None) -> str:
+    chosen = layout.style.quote_style
+    return written if chosen == "preserve" else "'" if chosen == "single" else '"'
+
+
+def _quoted(layout: Layout, value: str) -> str:
+    """Plain when safe, else quoted with the configured character (or the canonical choice)."""
+    if scalars.is_plain_safe(value):
+        return value
+    chosen = layout.style.quote_style
+    return scalars.quoted(value) if chosen == "preserve" else scalars.quoted_with(value, _quote_char(layout, "'"))
+
+
+def _kept_block(layout: Layout, value: str, indent: int, path: Path, written: str | None) -> tuple[str, list[str]] | None:
+    """The author's literal (`|`) or folded (`>`) block, where it can hold the value."""
+    if written == "|":
+        return scalars.literal_block(value) or scalars.one_line_block(value)
+    folds = layout.source.folds.get(path) if layout.source is not None else None
+    return scalars.folded_block(value, folds, layout.style.line_width - indent - INDENT)
+
+
+def _canonical_block(layout: Layout, lead: str, value: str, indent: int) -> tuple[str, list[str]] | None:
+    """A multi-line string is a literal block (`|`); in canonical output a long one is a folded block (`>-`),
+    and a one-line command that quoting would escape is the single line of a `|-` block."""
+    if "\n" in value:
+        return scalars.literal_block(value)
+    width = layout.style.line_width
+    if type(value) is ShellText and _fits_unescaped(lead, value, width):
+        return "|-", [value]
+    if layout.source is not None or len(lead) + 1 + len(scalars.string(value)) <= width:
+        return None
+    folded = scalars.folded_lines(value, width - indent - INDENT)
+    return None if folded is None else (">-", folded)
+
+
+def _fits_unescaped(lead: str, text: str, width: int) -> bool:
+    """A short command that quoting would escape reads better as the single line of a `|-` block."""
+    return scalars.needs_escaping(text) and len(lead) + 1 + len(scalars.string(text)) <= width
 
 
 def _block(lines: list[str], indent: int, contents: list[str]) -> None:
@@ -156,20 +243,38 @@ def _block(lines: list[str], indent: int, contents: list[str]) -> None:
     lines.extend([pad + line if line else "" for line in contents])
 
 
-def _pipeline(lines: list[str], lead: str, pipeline: PipelineText, indent: int) -> None:
-    """A long pipeline of several stages is folded: one stage per line, each after the first led by `| `."""
+def _pipeline(layout: Layout, lead: str, pipeline: PipelineText, indent: int, path: Path) -> None:
+    """One line when it fits; else one stage per line in a block scalar, each stage after the first
+    led by `| `. A pipeline the author wrote one stage per line in a block stays so."""
     text = pipeline.text
-    one_line = len(lead) + 1 + len(scalars.string(text))
-    if one_line <= MAX_WIDTH or len(pipeline.stages) < 2 or not _foldable(text):
-        _string(lines, lead, text, indent)
+    written = layout.source_style(path)
+    kept_block = written == "|" or written == ">"
+    stackable = len(pipeline.stages) > 1 and all(_stackable(stage) for stage in pipeline.stages)
+    if stackable and (kept_block and _stacked(layout, pipeline, path) or not _fits(layout, lead, text, written)):
+        header = (str(written) if kept_block else ">") + ("" if kept_block and pipeline.newline else "-")
+        layout.lines.append(lead + " " + header)
+        _block(layout.lines, indent + INDENT, [("| " if i else "") + stage for i, stage in enumerate(pipeline.stages)])
         return
-    lines.append(lead + " >-")
-    _block(lines, indent + INDENT, [("| " if i else "") + stage for i, stage in enumerate(pipeline.stages)])
+    if written in ("", None) and scalars.needs_escaping(text) and _stackable(text):
+        layout.lines.append(lead + " |-")  # rather than a quoted scalar full of escapes or doubled `''`
+        _block(layout.lines, indent + INDENT, [text])
+        return
+    _string(layout, lead, text + ("\n" if kept_block and pipeline.newline else ""), indent, path)
 
 
-def _foldable(text: str) -> bool:
-    """Folding joins lines with one space: the text must have no line break and nothing YAML must escape."""
-    return text == text.strip() and scalars.foldable(text)
+def _stacked(layout: Layout, pipeline: PipelineText, path: Path) -> bool:
+    """Whether the author's block held the pipeline on several lines."""
+    return pipeline.multiline or (layout.source is not None and path in layout.source.folds)
+
+
+def _fits(layout: Layout, lead: str, text: str, written: str | None) -> bool:
+    one_line = scalars.quoted_with(text, _quote_char(layout, written)) if written in _QUOTES else scalars.string(text)
+    return len(lead) + 1 + len(one_line) <= layout.style.line_width
+
+
+def _stackable(stage: str) -> bool:
+    """A stage that can be one line of a block: no line break, nothing YAML must escape, no edge spaces."""
+    return stage == stage.strip() and scalars.foldable(stage)
 
 
 def scalar_text(value: Any) -> str:

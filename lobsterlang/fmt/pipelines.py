@@ -3,14 +3,34 @@
 from __future__ import annotations
 
 from lobsterlang import ir
+from lobsterlang.syntax.lexer import pipeline_word_scanner
 from lobsterlang.syntax.text import JS_WHITESPACE
 
 _BARE_UNSAFE = frozenset(" \t\n\r|'\"") | JS_WHITESPACE
 
 
-def stage_texts(pipeline: ir.Pipeline) -> list[str]:
-    """One canonical text per stage; joined with ` | ` they parse back to the same stages."""
+def stage_texts(pipeline: ir.Pipeline, *, as_written: bool = False) -> list[str]:
+    """One text per stage; joined with ` | ` they parse back to the same stages.
+
+    Words are quoted canonically, or `as_written` (only the spaces between them normalized).
+    """
+    if as_written:
+        return [_written_stage(stage) for stage in pipeline.stages]
     return [stage_text(stage) for stage in pipeline.stages]
+
+
+def _written_stage(stage: ir.Stage) -> str:
+    """The stage's words as the author spelled them, one space between them."""
+    words = []
+    consumed = 0
+    for space, pipe, bare, single, double, other in pipeline_word_scanner().findall(stage.raw):
+        word = bare or single or double or other
+        consumed += len(space) + len(pipe) + len(word)
+        if pipe:
+            return stage_text(stage)
+        if word:
+            words.append(word)
+    return " ".join(words) if words and consumed == len(stage.raw.rstrip(" \t\n\r")) else stage_text(stage)
 
 
 def pipeline_text(pipeline: ir.Pipeline) -> str:

@@ -1,0 +1,104 @@
+"""How a YAML workflow file is laid out: the line of each entry, blank lines, and each scalar's style.
+
+The formatter keeps what an author chose on purpose (key order, single blank lines, block or
+flow scalars, quote characters); this survey tells it what those choices were.
+"""
+
+from __future__ import annotations
+
+import yaml
+
+from lobsterlang.span import LineIndex
+from lobsterlang.syntax.nodes import key_text
+from lobsterlang.syntax.yamlload import compose_yaml
+
+Path = tuple[str | int, ...]
+
+LINE_BREAKS = "\r\n\x85\u2028\u2029"
+"""What the YAML reader takes for a line break (YAML 1.1, as pyyaml reads it)."""
+
+
+class SourceLayout:
+    """The layout of one YAML document.
+
+    `lines` maps each entry's path (mapping keys and list indexes from the root) to the
+    1-based line it starts on (a block list item at its dash); `blank` holds the 1-based
+    numbers of the blank lines; `styles` maps the path of each scalar value to its style
+    (`""` plain, `'`, `"`, `|`, `>`); `folds` maps a folded scalar that is one paragraph to
+    the lengths of its lines, so it can be folded at the same places again.
+    """
+
+    __slots__ = ("blank", "folds", "lines", "styles")
+
+    def __init__(self) -> None:
+        self.lines: dict[Path, int] = {}
+        self.blank: frozenset[int] = frozenset()
+        self.styles: dict[Path, str] = {}
+        self.folds: dict[Path, tuple[int, ...]] = {}
+
+    def blank_before(self, line: int) -> bool:
+        """Whether the source line before 1-based `line` is blank."""
+        return line - 1 in self.blank
+
+
+def survey(text: str) -> SourceLayout | None:
+    """The layout of `text`, or None when it is not one composable YAML document."""
+    index = LineIndex(text)
+    root, problems = compose_yaml(text, index)
+    if root is None or problems:
+        return None
+    layout = SourceLayout()
+    layout.blank = frozenset(number for number, line in enumerate(text.split("\n"), 1) if not line.strip(" \t\r"))
+    _walk(layout, root, text, index)
+    return layout
+
+
+def _walk(layout: SourceLayout, root: yaml.Node, text: str, index: LineIndex) -> None:
+    seen: set[int] = set()
+    stack: list[tuple[yaml.Node, Path]] = [(root, ())]
+    while stack:
+        node, path = stack.pop()
+        if id(node) in seen:
+            continue  # an alias: its value is laid out where the anchor is
+        seen.add(id(node))
+        if isinstance(node, yaml.ScalarNode):
+            _scalar(layout, node, path, text)
+        elif isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                child = (*path, key_text(key))
+                layout.lines[child] = index.line_of(key.start_mark.index)
+                stack.append((value, child))
+        elif isinstance(node, yaml.SequenceNode):
+            for number, item in enumerate(node.value):
+                layout.lines[(*path, number)] = index.line_of(item_start(text, item.start_mark.index))
+                stack.append((item, (*path, number)))
+
+
+def item_start(text: str, start: int) -> int:
+    """Where a list item begins: its dash in a block list (`- `), else where its value starts."""
+    before = start - 1
+    while before >= 0 and text[before] == " ":
+        before -= 1
+    return before if before >= 0 and text[before] == "-" else start
+
+
+def _scalar(layout: SourceLayout, node: yaml.ScalarNode, path: Path, text: str) -> None:
+    style = node.style or ""
+    layout.styles[path] = style
+    if style == ">":
+        lengths = _fold_lengths(node, text)
+        if lengths is not None:
+            layout.folds[path] = lengths
+
+
+def _fold_lengths(node: yaml.ScalarNode, text: str) -> tuple[int, ...] | None:
+    """The lengths of a folded scalar's lines when it is one paragraph that folding joined with single spaces."""
+    raw = text[node.start_mark.index : node.end_mark.index]
+    header_end = min((i for i in (raw.find(ch) for ch in LINE_BREAKS) if i >= 0), default=-1)
+    if header_end < 0:
+        return None
+    lines = [line.strip(" ") for line in raw[header_end + 1 :].split("\n")]
+    lines = [line for line in lines if line]
+    if len(lines) < 2 or node.value.rstrip("\n") != " ".join(lines):
+        return None
+    return tuple(len(line) for line in lines)
