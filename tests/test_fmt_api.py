@@ -43,8 +43,8 @@ def _apply(source: str, step_id: str) -> str:
 def test_format_step_rewrites_only_that_step() -> None:
     out = _apply(MESSY, "b")
     assert out.startswith("name: x   # n\nsteps:\n  - id: a\n    run: echo a\n  # before b\n")
-    # the author's key order and quote character stay; spacing, flow style and the pipeline's `|` are normalized
-    assert '  - stdin: $a.stdout  # s\n    id: b\n    pipeline: json | pick x\n    # inside b\n    env:\n      A: "1"  # env\n' in out
+    # the author's key order, quote character and flow mapping stay; spacing and the pipeline's `|` are normalized
+    assert '  - stdin: $a.stdout  # s\n    id: b\n    pipeline: json | pick x\n    # inside b\n    env: { A: "1" }  # env\n' in out
     assert out.endswith("  # before c\n  - id: c\n    for_each: $a.json\n    steps:\n      -   run:   echo   sub\n          id: sub\n")
     assert meaning(compiled(out, "x.lobster")) == meaning(compiled(MESSY, "x.lobster"))
 

@@ -76,7 +76,9 @@ def _run(doc: Doc, action: ir.ShellRun | ir.PipelineRun, as_written: bool) -> No
         doc["pipeline"] = action.template.text
     else:
         written = action.template.text
-        doc["pipeline"] = PipelineText(tuple(stage_texts(action.pipeline, as_written=as_written)), "\n" in written.rstrip("\n"), written.endswith("\n"))
+        doc["pipeline"] = PipelineText(
+            tuple(stage_texts(action.pipeline, as_written=as_written)), "\n" in written.rstrip("\n"), written.endswith("\n"), written
+        )
 
 
 def _parallel(parallel: ir.Parallel, as_written: bool) -> Doc:

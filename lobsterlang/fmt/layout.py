@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from lobsterlang.fmt import scalars
+from lobsterlang.fmt.pipelines import split_words
 from lobsterlang.fmt.style import DEFAULT_STYLE, Style
 from lobsterlang.syntax.sourcelayout import SourceLayout
 
@@ -30,12 +31,14 @@ _KEY_LEADS = {key: scalars.string(key) + ":" for key in _LANGUAGE_KEYS}
 
 
 class PipelineText(NamedTuple):
-    """A pipeline's canonical stages; `multiline`: its text as written had a line break before its end;
-    `newline`: it ended with one (in a block scalar: `>`/`|` rather than `>-`/`|-`)."""
+    """A pipeline's stages; `multiline`: its text as written had a line break before its end;
+    `newline`: it ended with one (in a block scalar: `>`/`|` rather than `>-`/`|-`); `written`:
+    that text (where the author broke its lines)."""
 
     stages: tuple[str, ...]
     multiline: bool = False
     newline: bool = False
+    written: str = ""
 
     @property
     def text(self) -> str:
@@ -147,6 +150,8 @@ def _entry(layout: Layout, lead: str, value: Any, indent: int, path: Path, key: 
     """`lead` (`key:` at its indentation) and the value on the same line, or the value's lines below it."""
     if isinstance(value, str):
         _string(layout, lead, value, indent, (*path, key))
+    elif _kept_flow(layout, lead, value, (*path, key)):
+        return
     elif isinstance(value, dict) and value:
         layout.lines.append(lead)
         _mapping(layout, value, indent + INDENT, (*path, key))
@@ -163,6 +168,8 @@ def _item(layout: Layout, item: Any, indent: int, path: Path) -> None:
     """`- item`; a non-empty mapping or list starts on the dash's line."""
     lines = layout.lines
     first = len(lines)
+    if _kept_flow(layout, " " * indent + "-", item, path):
+        return
     if isinstance(item, dict) and item:
         _mapping(layout, item, indent + INDENT, path)
     elif isinstance(item, list) and item:
@@ -198,6 +205,59 @@ _QUOTES = ("'", '"')
 _BLOCKS = ("|", ">")
 
 
+def _kept_flow(layout: Layout, lead: str, value: Any, path: Path) -> bool:
+    """A mapping or list the author wrote in flow style stays so (`{ a: 1 }`, `[a, b]`) when it fits on its line."""
+    if layout.source is None or path not in layout.source.flow or not isinstance(value, (dict, list)) or not value:
+        return False
+    text = _flow_text(layout, value, path)
+    if text is None or len(lead) + 1 + len(text) > layout.style.line_width:
+        return False
+    line = len(layout.lines)
+    _note_entries(layout, value, path, line)
+    layout.lines.append(lead + " " + text)
+    return True
+
+
+def _flow_text(layout: Layout, value: Any, path: Path) -> str | None:
+    """`value` on one line in flow style; None when part of it cannot be (a block scalar, a line break)."""
+    if isinstance(value, dict):
+        parts = [_flow_pair(layout, key, item, (*path, key)) for key, item in value.items()]
+        return None if None in parts else "{ " + ", ".join(str(p) for p in parts) + " }" if parts else "{}"
+    if isinstance(value, list):
+        items = [_flow_text(layout, item, (*path, i)) for i, item in enumerate(value)]
+        return None if None in items else "[" + ", ".join(str(i) for i in items) + "]"
+    if isinstance(value, str):
+        return _flow_string(layout, value, path)
+    return None if isinstance(value, PipelineText) else scalar_text(value)
+
+
+def _flow_pair(layout: Layout, key: str, value: Any, path: Path) -> str | None:
+    text = _flow_text(layout, value, path)
+    key_text = scalars.flow_string(key)
+    return None if text is None or len(key_text) > MAX_IMPLICIT_KEY else key_text + ": " + text
+
+
+def _flow_string(layout: Layout, value: str, path: Path) -> str | None:
+    if "\n" in value or "\r" in value:
+        return None
+    written = layout.source_style(path)
+    if written in _QUOTES:
+        return scalars.quoted_with(value, _quote_char(layout, written))
+    return value if scalars.flow_string(value) == value else _with_quotes(layout, value)
+
+
+def _note_entries(layout: Layout, value: Any, path: Path, line: int) -> None:
+    """Every entry of a flow collection starts on its one line (for the comments that belong to them)."""
+    if isinstance(value, dict):
+        layout.starts[path] = dict.fromkeys(value, line)
+        for key, item in value.items():
+            _note_entries(layout, item, (*path, key), line)
+    elif isinstance(value, list):
+        layout.starts[path] = dict.fromkeys(range(len(value)), line)
+        for number, item in enumerate(value):
+            _note_entries(layout, item, (*path, number), line)
+
+
 def _quote_char(layout: Layout, written: str | None) -> str:
     chosen = layout.style.quote_style
     return written if chosen == "preserve" else "'" if chosen == "single" else '"'
@@ -205,8 +265,11 @@ def _quote_char(layout: Layout, written: str | None) -> str:
 
 def _quoted(layout: Layout, value: str) -> str:
     """Plain when safe, else quoted with the configured character (or the canonical choice)."""
-    if scalars.is_plain_safe(value):
-        return value
+    return value if scalars.is_plain_safe(value) else _with_quotes(layout, value)
+
+
+def _with_quotes(layout: Layout, value: str) -> str:
+    """Quoted with the configured character, or the canonical choice (`preserve`)."""
     chosen = layout.style.quote_style
     return scalars.quoted(value) if chosen == "preserve" else scalars.quoted_with(value, _quote_char(layout, "'"))
 
@@ -253,13 +316,66 @@ def _pipeline(layout: Layout, lead: str, pipeline: PipelineText, indent: int, pa
     if stackable and (kept_block and _stacked(layout, pipeline, path) or not _fits(layout, lead, text, written)):
         header = (str(written) if kept_block else ">") + ("" if kept_block and pipeline.newline else "-")
         layout.lines.append(lead + " " + header)
-        _block(layout.lines, indent + INDENT, [("| " if i else "") + stage for i, stage in enumerate(pipeline.stages)])
+        _block(layout.lines, indent + INDENT, _stage_lines(layout, pipeline, path, written) if kept_block else _one_per_line(pipeline.stages))
         return
     if written in ("", None) and scalars.needs_escaping(text) and _stackable(text):
         layout.lines.append(lead + " |-")  # rather than a quoted scalar full of escapes or doubled `''`
         _block(layout.lines, indent + INDENT, [text])
         return
     _string(layout, lead, text + ("\n" if kept_block and pipeline.newline else ""), indent, path)
+
+
+def _one_per_line(stages: tuple[str, ...]) -> list[str]:
+    return [("| " if i else "") + stage for i, stage in enumerate(stages)]
+
+
+def _stage_lines(layout: Layout, pipeline: PipelineText, path: Path, written: str | None) -> list[str]:
+    """One stage per line, each stage also broken before the words where the author broke it
+    (continuation lines indented two more spaces in a literal block)."""
+    folds = layout.source.folds.get(path) if layout.source is not None else None
+    starts = _line_starts(pipeline.written.rstrip("\n"), folds)
+    stage_words = [split_words(stage) for stage in pipeline.stages]
+    if starts is None or any(words is None for words in stage_words):
+        return _one_per_line(pipeline.stages)
+    lines: list[str] = []
+    more = "  " if written == "|" else ""
+    number = 0
+    for index, words in enumerate(stage_words):
+        assert words is not None
+        line = ("| " if index else "") + words[0]
+        for word in words[1:]:
+            number += 1
+            if number in starts:
+                lines.append(line)
+                line = more + word
+            else:
+                line += " " + word
+        number += 1
+        lines.append(line)
+    return lines if number == starts.total else _one_per_line(pipeline.stages)
+
+
+def _line_starts(text: str, folds: tuple[int, ...] | None) -> _WordBreaks | None:
+    """The numbers of the words (counting all words of the pipeline, not `|`) that begin a line of `text`."""
+    lines = scalars.split_at(text, folds) if folds else text.split("\n")
+    if lines is None:
+        return None
+    starts = _WordBreaks()
+    for line in lines:
+        words = split_words(line)
+        if words is None:
+            return None
+        words = [word for word in words if word != "|"]
+        if words:
+            starts.add(starts.total)
+        starts.total += len(words)
+    return starts
+
+
+class _WordBreaks(set[int]):
+    """Word numbers that begin a line, and how many words there are."""
+
+    total = 0
 
 
 def _stacked(layout: Layout, pipeline: PipelineText, path: Path) -> bool:

@@ -21,16 +21,20 @@ def stage_texts(pipeline: ir.Pipeline, *, as_written: bool = False) -> list[str]
 
 def _written_stage(stage: ir.Stage) -> str:
     """The stage's words as the author spelled them, one space between them."""
+    words = split_words(stage.raw)
+    return " ".join(words) if words else stage_text(stage)
+
+
+def split_words(text: str) -> list[str] | None:
+    """The words of a piece of pipeline text as spelled (quotes kept), `|` included as a word;
+    None when the text does not scan completely (an unclosed quote)."""
     words = []
     consumed = 0
-    for space, pipe, bare, single, double, other in pipeline_word_scanner().findall(stage.raw):
-        word = bare or single or double or other
-        consumed += len(space) + len(pipe) + len(word)
-        if pipe:
-            return stage_text(stage)
-        if word:
-            words.append(word)
-    return " ".join(words) if words and consumed == len(stage.raw.rstrip(" \t\n\r")) else stage_text(stage)
+    for space, pipe, bare, single, double, other in pipeline_word_scanner().findall(text):
+        word = pipe or bare or single or double or other
+        consumed += len(space) + len(word)
+        words.append(word)
+    return words if consumed == len(text.rstrip(" \t\n\r")) else None
 
 
 def pipeline_text(pipeline: ir.Pipeline) -> str:

@@ -96,6 +96,14 @@ def string(text: str) -> str:
     return text if is_plain_safe(text) else quoted(text)
 
 
+_FLOW_INDICATORS = frozenset(",[]{}")
+
+
+def flow_string(text: str) -> str:
+    """A scalar inside a flow collection: plain only where no flow indicator (`,[]{}`) could end it."""
+    return text if is_plain_safe(text) and _FLOW_INDICATORS.isdisjoint(text) else quoted(text)
+
+
 def needs_escaping(text: str) -> bool:
     """A one-line string that cannot be plain and holds quotes or backslashes (which quoting would escape),
     yet can stand alone as the only line of a `|-` block (no line break, not even `\\r`; no edge spaces; printable)."""
@@ -138,13 +146,13 @@ def folded_block(text: str, lengths: tuple[int, ...] | None, width: int) -> tupl
     body, header = (text[:-1], ">") if text.endswith("\n") else (text, ">-")
     if not body or "\n" in body or body != body.strip() or not foldable(body):
         return None
-    lines = _split_at(body, lengths) if lengths else None
+    lines = split_at(body, lengths) if lengths else None
     if lines is None:
         lines = folded_lines(body, width) or [body]
     return header, lines
 
 
-def _split_at(text: str, lengths: tuple[int, ...]) -> list[str] | None:
+def split_at(text: str, lengths: tuple[int, ...]) -> list[str] | None:
     """`text` cut into lines of these lengths at single spaces (which folding puts back), if it can be."""
     lines: list[str] = []
     start = 0

@@ -25,16 +25,18 @@ class SourceLayout:
     1-based line it starts on (a block list item at its dash); `blank` holds the 1-based
     numbers of the blank lines; `styles` maps the path of each scalar value to its style
     (`""` plain, `'`, `"`, `|`, `>`); `folds` maps a folded scalar that is one paragraph to
-    the lengths of its lines, so it can be folded at the same places again.
+    the lengths of its lines, so it can be folded at the same places again; `flow` holds
+    the paths of mappings and lists written in flow style (`{a: 1}`, `[a, b]`).
     """
 
-    __slots__ = ("blank", "folds", "lines", "styles")
+    __slots__ = ("blank", "flow", "folds", "lines", "styles")
 
     def __init__(self) -> None:
         self.lines: dict[Path, int] = {}
         self.blank: frozenset[int] = frozenset()
         self.styles: dict[Path, str] = {}
         self.folds: dict[Path, tuple[int, ...]] = {}
+        self.flow: set[Path] = set()
 
     def blank_before(self, line: int) -> bool:
         """Whether the source line before 1-based `line` is blank."""
@@ -64,11 +66,15 @@ def _walk(layout: SourceLayout, root: yaml.Node, text: str, index: LineIndex) ->
         if isinstance(node, yaml.ScalarNode):
             _scalar(layout, node, path, text)
         elif isinstance(node, yaml.MappingNode):
+            if node.flow_style:
+                layout.flow.add(path)
             for key, value in node.value:
                 child = (*path, key_text(key))
                 layout.lines[child] = index.line_of(key.start_mark.index)
                 stack.append((value, child))
         elif isinstance(node, yaml.SequenceNode):
+            if node.flow_style:
+                layout.flow.add(path)
             for number, item in enumerate(node.value):
                 layout.lines[(*path, number)] = index.line_of(item_start(text, item.start_mark.index))
                 stack.append((item, (*path, number)))
