@@ -59,7 +59,7 @@ def test_format_step_of_a_flow_style_step_formats_the_whole_file() -> None:
     source = "steps: [{run: echo, id: a}]\n"
     span, text = format_step(source, "x.lobster", "a")
     assert (span.start, span.end) == (0, len(source))
-    assert text == "steps:\n  - id: a\n    run: echo\n"
+    assert text == "steps: [{ run: echo, id: a }]\n"  # the author's flow style and key order stay
 
 
 def test_format_step_of_an_unknown_step() -> None:
