@@ -221,7 +221,7 @@ def _kept_flow(layout: Layout, lead: str, value: Any, path: Path) -> bool:
 def _flow_text(layout: Layout, value: Any, path: Path) -> str | None:
     """`value` on one line in flow style; None when part of it cannot be (a block scalar, a line break)."""
     if isinstance(value, dict):
-        parts = [_flow_pair(layout, key, item, (*path, key)) for key, item in value.items()]
+        parts = [_flow_pair(layout, key, item, (*path, key)) for key, item in _ordered(layout, value, path)]
         return None if None in parts else "{ " + ", ".join(str(p) for p in parts) + " }" if parts else "{}"
     if isinstance(value, list):
         items = [_flow_text(layout, item, (*path, i)) for i, item in enumerate(value)]
