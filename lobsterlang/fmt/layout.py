@@ -124,11 +124,11 @@ def _ordered(layout: Layout, mapping: dict[str, Any], path: Path) -> list[tuple[
     items = list(mapping.items())
     if layout.source is None or len(items) < 2:
         return items
-    lines = layout.source.lines
+    offsets = layout.source.offsets
     ranks: list[int] = []
     last = 0
     for key, _ in items:
-        last = lines.get((*path, key), last)
+        last = offsets.get((*path, key), last)
         ranks.append(last)
     order = sorted(range(len(items)), key=ranks.__getitem__)
     return [items[i] for i in order]

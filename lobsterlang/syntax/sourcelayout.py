@@ -22,17 +22,18 @@ class SourceLayout:
     """The layout of one YAML document.
 
     `lines` maps each entry's path (mapping keys and list indexes from the root) to the
-    1-based line it starts on (a block list item at its dash); `blank` holds the 1-based
+    1-based line it starts on (a block list item at its dash), `offsets` to its offset; `blank` holds the 1-based
     numbers of the blank lines; `styles` maps the path of each scalar value to its style
     (`""` plain, `'`, `"`, `|`, `>`); `folds` maps a folded scalar that is one paragraph to
     the lengths of its lines, so it can be folded at the same places again; `flow` holds
     the paths of mappings and lists written in flow style (`{a: 1}`, `[a, b]`).
     """
 
-    __slots__ = ("blank", "flow", "folds", "lines", "styles")
+    __slots__ = ("blank", "flow", "folds", "lines", "offsets", "styles")
 
     def __init__(self) -> None:
         self.lines: dict[Path, int] = {}
+        self.offsets: dict[Path, int] = {}
         self.blank: frozenset[int] = frozenset()
         self.styles: dict[Path, str] = {}
         self.folds: dict[Path, tuple[int, ...]] = {}
@@ -70,6 +71,7 @@ def _walk(layout: SourceLayout, root: yaml.Node, text: str, index: LineIndex) ->
                 layout.flow.add(path)
             for key, value in node.value:
                 child = (*path, key_text(key))
+                layout.offsets[child] = key.start_mark.index
                 layout.lines[child] = index.line_of(key.start_mark.index)
                 stack.append((value, child))
         elif isinstance(node, yaml.SequenceNode):
