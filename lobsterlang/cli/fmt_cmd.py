@@ -17,8 +17,8 @@ from lobsterlang.cli.options import COLOR_OPTION, FORMAT_OPTION
 from lobsterlang.cli.output import print_diagnostics
 from lobsterlang.compile import WORKFLOW_SUFFIXES
 from lobsterlang.config_file import ConfigError
-from lobsterlang.fmt.config import style_for
 from lobsterlang.fmt.api import emit, is_json_path
+from lobsterlang.fmt.config import style_for
 from lobsterlang.ir_codec import from_json
 from lobsterlang.report import Report
 

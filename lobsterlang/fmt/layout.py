@@ -260,7 +260,7 @@ def _note_entries(layout: Layout, value: Any, path: Path, line: int) -> None:
 
 def _quote_char(layout: Layout, written: str | None) -> str:
     chosen = layout.style.quote_style
-    return written if chosen == "preserve" else "'" if chosen == "single" else '"'
+    return (written or "'") if chosen == "preserve" else "'" if chosen == "single" else '"'
 
 
 def _quoted(layout: Layout, value: str) -> str:
@@ -313,7 +313,7 @@ def _pipeline(layout: Layout, lead: str, pipeline: PipelineText, indent: int, pa
     written = layout.source_style(path)
     kept_block = written == "|" or written == ">"
     stackable = len(pipeline.stages) > 1 and all(_stackable(stage) for stage in pipeline.stages)
-    if stackable and (kept_block and _stacked(layout, pipeline, path) or not _fits(layout, lead, text, written)):
+    if stackable and ((kept_block and _stacked(layout, pipeline, path)) or not _fits(layout, lead, text, written)):
         header = (str(written) if kept_block else ">") + ("" if kept_block and pipeline.newline else "-")
         layout.lines.append(lead + " " + header)
         _block(layout.lines, indent + INDENT, _stage_lines(layout, pipeline, path, written) if kept_block else _one_per_line(pipeline.stages))

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from lobsterlang import config_file
-from lobsterlang.config_file import ConfigError
+from lobsterlang.config_file import ConfigError as ConfigError
 from lobsterlang.diagnostics import Severity
 from lobsterlang.record import Record, replace
 

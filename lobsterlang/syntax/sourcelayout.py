@@ -78,8 +78,9 @@ def _walk(layout: SourceLayout, root: yaml.Node, text: str, index: LineIndex) ->
             if node.flow_style:
                 layout.flow.add(path)
             for number, item in enumerate(node.value):
-                layout.lines[(*path, number)] = index.line_of(item_start(text, item.start_mark.index))
-                stack.append((item, (*path, number)))
+                child = (*path, number)
+                layout.lines[child] = index.line_of(item_start(text, item.start_mark.index))
+                stack.append((item, child))
 
 
 def item_start(text: str, start: int) -> int:
