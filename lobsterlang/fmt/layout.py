@@ -228,7 +228,9 @@ def _flow_text(layout: Layout, value: Any, path: Path) -> str | None:
         return None if None in items else "[" + ", ".join(str(i) for i in items) + "]"
     if isinstance(value, str):
         return _flow_string(layout, value, path)
-    return None if isinstance(value, PipelineText) else scalar_text(value)
+    if isinstance(value, PipelineText):
+        return None if value.multiline else _flow_string(layout, value.text, path)
+    return scalar_text(value)
 
 
 def _flow_pair(layout: Layout, key: str, value: Any, path: Path) -> str | None:

@@ -6,6 +6,8 @@ flow scalars, quote characters); this survey tells it what those choices were.
 
 from __future__ import annotations
 
+import re
+
 import yaml
 
 from lobsterlang.span import LineIndex
@@ -67,7 +69,7 @@ def _walk(layout: SourceLayout, root: yaml.Node, text: str, index: LineIndex) ->
         if isinstance(node, yaml.ScalarNode):
             _scalar(layout, node, path, text)
         elif isinstance(node, yaml.MappingNode):
-            if node.flow_style:
+            if _plain_flow(node, text):
                 layout.flow.add(path)
             for key, value in node.value:
                 child = (*path, key_text(key))
@@ -75,12 +77,39 @@ def _walk(layout: SourceLayout, root: yaml.Node, text: str, index: LineIndex) ->
                 layout.lines[child] = index.line_of(key.start_mark.index)
                 stack.append((value, child))
         elif isinstance(node, yaml.SequenceNode):
-            if node.flow_style:
+            if _plain_flow(node, text):
                 layout.flow.add(path)
             for number, item in enumerate(node.value):
                 child = (*path, number)
                 layout.lines[child] = index.line_of(item_start(text, item.start_mark.index))
                 stack.append((item, child))
+
+
+def _plain_flow(node: yaml.Node, text: str) -> bool:
+    """A flow collection (`{a: 1}`, `[a, b]`) with no comment inside (one with comments is laid out as a block)."""
+    if not node.flow_style:
+        return False
+    marks = [m.start() for m in _COMMENT.finditer(text, node.start_mark.index, node.end_mark.index)]
+    if not marks:
+        return True
+    scalars = [(n.start_mark.index, n.end_mark.index) for n in _descendants(node) if isinstance(n, yaml.ScalarNode)]
+    return all(any(start <= mark < end for start, end in scalars) for mark in marks)
+
+
+def _descendants(node: yaml.Node) -> list[yaml.Node]:
+    found: list[yaml.Node] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        found.append(current)
+        if isinstance(current, yaml.MappingNode):
+            stack.extend(part for pair in current.value for part in pair)
+        elif isinstance(current, yaml.SequenceNode):
+            stack.extend(current.value)
+    return found
+
+
+_COMMENT = re.compile(r"(?:^|(?<=\s))#", re.MULTILINE)
 
 
 def item_start(text: str, start: int) -> int:
