@@ -61,7 +61,7 @@ def test_any_line_break_character_keeps_meaning_and_comments(doc: dict[str, Any]
             indent = len(lines[number]) - len(lines[number].lstrip())
             lines.insert(number, " " * indent + f"# c{number}")
     breaks = data.draw(st.lists(st.sampled_from(["\n", *BREAKS]), min_size=len(lines), max_size=len(lines)))
-    source = "".join(line + br for line, br in zip(lines, breaks))
+    source = "".join(line + br for line, br in zip(lines, breaks, strict=True))
     assume(compile_workflow(source, "g.lobster").ok)
     _same(source, format_text(source, "g.lobster"), "g.lobster")
 

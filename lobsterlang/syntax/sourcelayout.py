@@ -85,7 +85,7 @@ def _walk(layout: SourceLayout, root: yaml.Node, text: str, index: LineIndex) ->
                 stack.append((item, child))
 
 
-def _plain_flow(node: yaml.Node, text: str) -> bool:
+def _plain_flow(node: yaml.CollectionNode, text: str) -> bool:
     """A flow collection (`{a: 1}`, `[a, b]`) with no comment inside (one with comments is laid out as a block)."""
     if not node.flow_style:
         return False
