@@ -11,7 +11,7 @@ from fmt_helpers import check_guarantees, compiled
 
 from lobsterlang.cli import main
 from lobsterlang.config_file import ConfigError
-from lobsterlang.fmt import Style, config, emit, format_text
+from lobsterlang.fmt import Style, config, emit, format_step, format_text
 from lobsterlang.fmt.config import style_for, style_from_table
 
 TIDY = """# Triage the inbox.
@@ -163,3 +163,10 @@ def test_the_cli_uses_the_nearest_fmt_settings(tmp_path: Path, capsys: pytest.Ca
     config._style_in.cache_clear()
     assert main(["fmt", "--check", str(flow)]) == 1
     assert "line-width must be a whole number from 40 to 400" in capsys.readouterr().err
+
+
+def test_range_formatting_keeps_a_step_s_closing_comment_once() -> None:
+    source = "steps:\n  - id: a\n    run:   echo a\n    # end of a\n\n  - id: b\n    run: echo b\n"
+    span, text = format_step(source, "x.lobster", "a")
+    edited = source[: span.start] + text + source[span.end :]
+    assert edited == "steps:\n  - id: a\n    run: echo a\n    # end of a\n\n  - id: b\n    run: echo b\n"

@@ -11,7 +11,7 @@ import re
 import yaml
 
 from lobsterlang.span import LineIndex
-from lobsterlang.syntax.nodes import key_text
+from lobsterlang.syntax.nodes import children, key_text
 from lobsterlang.syntax.yamlload import compose_yaml
 
 Path = tuple[str | int, ...]
@@ -102,10 +102,7 @@ def _descendants(node: yaml.Node) -> list[yaml.Node]:
     while stack:
         current = stack.pop()
         found.append(current)
-        if isinstance(current, yaml.MappingNode):
-            stack.extend(part for pair in current.value for part in pair)
-        elif isinstance(current, yaml.SequenceNode):
-            stack.extend(current.value)
+        stack.extend(children(current))
     return found
 
 
