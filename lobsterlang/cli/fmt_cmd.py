@@ -1,4 +1,4 @@
-"""`lobster fmt`: rewrite workflow files in canonical form, or check or diff them; IR JSON to a .lobster file."""
+"""`lobster fmt`: format workflow files in place (settings from `[tool.lobster.fmt]`), or check or diff them; IR JSON to a .lobster file."""
 
 from __future__ import annotations
 
