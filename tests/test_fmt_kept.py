@@ -170,3 +170,9 @@ def test_range_formatting_keeps_a_step_s_closing_comment_once() -> None:
     span, text = format_step(source, "x.lobster", "a")
     edited = source[: span.start] + text + source[span.end :]
     assert edited == "steps:\n  - id: a\n    run: echo a\n    # end of a\n\n  - id: b\n    run: echo b\n"
+
+
+@pytest.mark.parametrize("quote_style", ["single", "double"])
+def test_a_configured_quote_gives_way_where_the_other_spares_escapes(quote_style: str) -> None:
+    source = "name: \"it's\"\ndescription: 'say \"hi\"'\nsteps:\n  - id: a\n    run: echo\n"
+    assert format_text(source, "x.lobster", style=Style(quote_style=quote_style)) == source

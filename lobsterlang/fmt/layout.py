@@ -188,7 +188,7 @@ def _string(layout: Layout, lead: str, value: str, indent: int, path: Path) -> N
     else (and in canonical output) plain where safe, a block where it has line breaks, else quoted."""
     written = layout.source_style(path)
     if written in _QUOTES:
-        layout.lines.append(lead + " " + scalars.quoted_with(value, _quote_char(layout, written)))
+        layout.lines.append(lead + " " + _in_quotes(layout, value, written))
         return
     block = _kept_block(layout, value, indent, path, written) if written in _BLOCKS else None
     if block is None:
@@ -244,7 +244,7 @@ def _flow_string(layout: Layout, value: str, path: Path) -> str | None:
         return None
     written = layout.source_style(path)
     if written in _QUOTES:
-        return scalars.quoted_with(value, _quote_char(layout, written))
+        return _in_quotes(layout, value, written)
     return value if scalars.flow_string(value) == value else _with_quotes(layout, value)
 
 
@@ -260,9 +260,16 @@ def _note_entries(layout: Layout, value: Any, path: Path, line: int) -> None:
             _note_entries(layout, item, (*path, number), line)
 
 
-def _quote_char(layout: Layout, written: str | None) -> str:
+def _in_quotes(layout: Layout, value: str, written: str | None) -> str:
+    """`value` quoted with the author's character, or the configured one; a configured character gives way
+    to the other where that spares escapes (`"it's"`, `'say "hi"'`)."""
     chosen = layout.style.quote_style
-    return (written or "'") if chosen == "preserve" else "'" if chosen == "single" else '"'
+    if chosen == "preserve":
+        return scalars.quoted_with(value, written or "'")
+    quote, other = ("'", '"') if chosen == "single" else ('"', "'")
+    if quote in value and other not in value and "\\" not in value:
+        quote = other
+    return scalars.quoted_with(value, quote)
 
 
 def _quoted(layout: Layout, value: str) -> str:
@@ -273,7 +280,7 @@ def _quoted(layout: Layout, value: str) -> str:
 def _with_quotes(layout: Layout, value: str) -> str:
     """Quoted with the configured character, or the canonical choice (`preserve`)."""
     chosen = layout.style.quote_style
-    return scalars.quoted(value) if chosen == "preserve" else scalars.quoted_with(value, _quote_char(layout, "'"))
+    return scalars.quoted(value) if chosen == "preserve" else _in_quotes(layout, value, "'")
 
 
 def _kept_block(layout: Layout, value: str, indent: int, path: Path, written: str | None) -> tuple[str, list[str]] | None:
@@ -386,7 +393,7 @@ def _stacked(layout: Layout, pipeline: PipelineText, path: Path) -> bool:
 
 
 def _fits(layout: Layout, lead: str, text: str, written: str | None) -> bool:
-    one_line = scalars.quoted_with(text, _quote_char(layout, written)) if written in _QUOTES else scalars.string(text)
+    one_line = _in_quotes(layout, text, written) if written in _QUOTES else scalars.string(text)
     return len(lead) + 1 + len(one_line) <= layout.style.line_width
 
 
