@@ -9,7 +9,7 @@ from pathlib import Path
 
 from lobsterlang.config_file import ConfigError
 from lobsterlang.diagnostics import Diagnostic
-from lobsterlang.fmt.api import FormatError, compiled_source, format_source, is_json_path, verified
+from lobsterlang.fmt.api import FormatError, format_parsed, is_json_path, parse, verified
 from lobsterlang.fmt.config import style_for
 from lobsterlang.fmt.style import DEFAULT_STYLE, Style
 from lobsterlang.record import Record
@@ -67,11 +67,12 @@ def examine(path: str, *, to_yaml: bool, verify: bool) -> Job:
 def examine_bytes(data: bytes, path: str, target: str, verify: bool, style: Style = DEFAULT_STYLE) -> Job:
     """Format one file's bytes with the settings `style`; with `verify`, check the result means the same."""
     try:
-        workflow, source_text = compiled_source(data, path)
+        parsed = parse(data, path)
     except FormatError as exc:
         errors = tuple(d for d in exc.diagnostics if d.is_error)
         return Job(path, target, "failed", exc.text, errors=errors, message=str(exc))
-    text = format_source(workflow, source_text, as_json=is_json_path(target), style=style)
+    workflow = parsed.workflow
+    text = format_parsed(parsed, as_json=is_json_path(target), style=style)
     if target == path and text.encode("utf-8") == data:
         return Job(path, target, "unchanged")
     source = data.decode("utf-8-sig", "replace")

@@ -6,6 +6,7 @@ from pathlib import PurePath
 
 from lobsterlang import ir
 from lobsterlang.compile import CompileResult, compile_workflow
+from lobsterlang.compile.files import compile_composed
 from lobsterlang.diagnostics import Diagnostic
 from lobsterlang.fmt.comments import header_gap, with_comments
 from lobsterlang.fmt.document import step_document, workflow_document
@@ -13,6 +14,7 @@ from lobsterlang.fmt.json_out import json_text
 from lobsterlang.fmt.layout import INDENT, Path, document_layout, item_layout
 from lobsterlang.fmt.meaning import same_meaning
 from lobsterlang.fmt.style import DEFAULT_STYLE, Style
+from lobsterlang.record import Record
 from lobsterlang.span import LineIndex, Span
 from lobsterlang.syntax.sourcelayout import SourceLayout, survey
 
@@ -38,29 +40,40 @@ def format_text(source: str | bytes, path: str = "<stdin>", *, to_yaml: bool = F
     The author's key order, blank lines and scalar styles are kept (see docs/fmt.md).
     Raises FormatError when the file has compile errors: such a file is never rewritten.
     """
-    workflow, text = compiled_source(source, path)
-    return format_source(workflow, text, as_json=is_json_path(path) and not to_yaml, style=style)
+    return format_parsed(parse(source, path), as_json=is_json_path(path) and not to_yaml, style=style)
+
+
+class Parsed(Record):
+    """A workflow file that compiles: its IR and, for a YAML file, the survey of its layout."""
+
+    workflow: ir.Workflow
+    layout: SourceLayout | None
 
 
 def compiled(source: str | bytes, path: str) -> ir.Workflow:
     """The IR of a file that compiles without errors (warnings are fine)."""
-    return compiled_source(source, path)[0]
+    return _checked(compile_workflow(source, path), path)
 
 
-def compiled_source(source: str | bytes, path: str) -> tuple[ir.Workflow, str]:
-    """The IR of a file that compiles without errors, and its decoded text."""
-    result: CompileResult[ir.Workflow] = compile_workflow(source, path)
+def parse(source: str | bytes, path: str) -> Parsed:
+    """The IR of a file that compiles without errors, and how it is laid out (composing it once)."""
+    result, composed = compile_composed(source, path)
+    workflow = _checked(result, path)
+    layout = None if composed is None or is_json_path(path) else survey(result.text, *composed)
+    return Parsed(workflow, layout)
+
+
+def _checked(result: CompileResult[ir.Workflow], path: str) -> ir.Workflow:
     if not result.ok or result.ir is None:
         errors = [d for d in result.diagnostics if d.is_error]
         message = f"{path}: {errors[0].message}" if errors else f"{path}: not a workflow"
         raise FormatError(message, result.diagnostics, result.text)
-    return result.ir, result.text
+    return result.ir
 
 
-def format_source(workflow: ir.Workflow, text: str, *, as_json: bool = False, style: Style = DEFAULT_STYLE) -> str:
-    """The formatted text of `workflow`, compiled from `text`: a YAML file keeps its author's layout choices."""
-    source = None if as_json or is_json_path(workflow.source) else survey(text)
-    return format_workflow(workflow, as_json=as_json, source=source, style=style)
+def format_parsed(parsed: Parsed, *, as_json: bool = False, style: Style = DEFAULT_STYLE) -> str:
+    """The formatted text of a parsed file: a YAML file keeps its author's layout choices."""
+    return format_workflow(parsed.workflow, as_json=as_json, source=None if as_json else parsed.layout, style=style)
 
 
 def format_workflow(
@@ -93,7 +106,8 @@ def format_step(source: str, path: str, step_id: str, *, style: Style = DEFAULT_
     replacing it with the text formats that step alone. A step written in flow style
     (`[{id: a, ...}]`) cannot be replaced on its own: then the span is the whole file.
     """
-    workflow, text = compiled_source(source, path)
+    parsed = parse(source, path)
+    workflow = parsed.workflow
     found = _find_step(workflow.steps, step_id, ("steps",))
     if found is None:
         raise FormatError(f"{path}: no step {step_id!r}")
@@ -101,9 +115,9 @@ def format_step(source: str, path: str, step_id: str, *, style: Style = DEFAULT_
     index = LineIndex(source)
     start = step.span.start
     if is_json_path(path) or source[source.rfind("\n", 0, start) + 1 : start].strip() != "-":
-        return index.span(0, len(source)), format_source(workflow, text, as_json=is_json_path(path), style=style)
+        return index.span(0, len(source)), format_parsed(parsed, as_json=is_json_path(path), style=style)
     inside = tuple(c for c in workflow.comments if c.path[: len(step_path)] == step_path and c.span.start > start)
-    step_text = _step_text(step, step_path, inside, survey(text), style)
+    step_text = _step_text(step, step_path, inside, parsed.layout, style)
     return index.span(start, _step_end(source, step, workflow.comments, inside)), step_text
 
 

@@ -46,12 +46,13 @@ class SourceLayout:
         return line - 1 in self.blank
 
 
-def survey(text: str) -> SourceLayout | None:
-    """The layout of `text`, or None when it is not one composable YAML document."""
-    index = LineIndex(text)
-    root, problems = compose_yaml(text, index)
-    if root is None or problems:
-        return None
+def survey(text: str, root: yaml.Node | None = None, index: LineIndex | None = None) -> SourceLayout | None:
+    """The layout of `text` (composed as `root`, when already done), or None when it is not one YAML document."""
+    if root is None or index is None:
+        index = LineIndex(text)
+        root, problems = compose_yaml(text, index)
+        if root is None or problems:
+            return None
     layout = SourceLayout()
     layout.blank = frozenset(number for number, line in enumerate(text.split("\n"), 1) if not line.strip(" \t\r"))
     _walk(layout, root, text, index)
