@@ -41,7 +41,7 @@ def test_the_cli_formats_such_a_file(tmp_path: Path, br: str, capsys: pytest.Cap
     path = tmp_path / "flow.lobster"
     source = f"name: x  # the name{br}steps:{br}  - id: a{br}    run: echo a\n"
     path.write_bytes(source.encode())
-    assert main(["fmt", "--diff", str(path)]) == 0
+    assert main(["fmt", "--diff", str(path)]) == 1  # --diff exits 1 when a file would change (docs/cli.md, exit codes)
     diff = capsys.readouterr().out
     assert "+name: x  # the name\n+steps:\n" in diff and diff.count("+steps:") == 1
     assert main(["fmt", str(path)]) == 0

@@ -96,11 +96,12 @@ def string(text: str) -> str:
     return text if is_plain_safe(text) else quoted(text)
 
 
-_FLOW_INDICATORS = frozenset(",[]{}")
+_FLOW_INDICATORS = frozenset(",[]{}:")
 
 
 def flow_string(text: str) -> str:
-    """A scalar inside a flow collection: plain only where no flow indicator (`,[]{}`) could end it."""
+    """A scalar inside a flow collection: plain only where no flow indicator (`,[]{}`) could end it and no `:`
+    appears (inside a flow collection pyyaml refuses a plain `a:b`, which block style allows)."""
     return text if is_plain_safe(text) and _FLOW_INDICATORS.isdisjoint(text) else quoted(text)
 
 
