@@ -117,7 +117,7 @@ def _loop_names(loop: ir.ForEach, offset: int) -> Iterator[tuple[str, str]]:
     yield (loop.item_var or "item", "loop item")
     yield (loop.index_var or "index", "loop index")
     for sub in loop.steps:
-        if sub.span.start <= offset:
+        if sub.span.end >= offset:
             break
         yield (sub.id, "loop sub-step")
 

@@ -1,0 +1,163 @@
+"""Definition, references, rename, hover and symbols for step ids and args, across sub-workflow calls."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lsprotocol import types
+
+from lobsterlang.query.at import Hit, at_offset
+from lobsterlang.query.names import call_args, called_path, references
+from lobsterlang.query.outline import Symbol, flat_symbols, symbols
+from lobsterlang.query.rename import rename_edits, rename_problem
+from lsp.convert import markup
+from lsp.documents import Analysis, uri_of, workspace_files
+from lsp.hovers import hover_text
+from lsp.server import LobsterServer
+
+_SYMBOL_KIND = {
+    "args": types.SymbolKind.Namespace, "arg": types.SymbolKind.Variable, "step": types.SymbolKind.Function,
+    "branch": types.SymbolKind.Function, "substep": types.SymbolKind.Function,
+}
+
+
+def hit_at(ls: LobsterServer, uri: str, position: types.Position) -> tuple[Analysis, Hit | None]:
+    analysis = ls.current(uri)
+    if analysis.workflow is None:
+        return analysis, None
+    return analysis, at_offset(analysis.workflow, analysis.text, analysis.positions.offset(position))
+
+
+def locations(ls: LobsterServer, analysis: Analysis, hit: Hit, roles: tuple[str, ...]) -> list[types.Location]:
+    """Where the step or arg at `hit` is defined or referenced, with sub-workflow call args in other files."""
+    kind, name = ("arg", hit.name) if hit.kind == "call_arg" else (hit.kind, hit.name)
+    if hit.kind == "call_arg":
+        target = callee(ls, analysis, hit.detail)
+        return [] if target is None else locations(ls, target, Hit("arg", name, 0, 0), roles)
+    if kind not in ("step", "arg") or analysis.workflow is None:
+        return []
+    found = [(analysis, o.start, o.end) for o in references(analysis.workflow, analysis.text, kind, name) if o.role in roles]
+    if kind == "arg" and "reference" in roles:
+        found += callers(ls, analysis, name)
+    return [types.Location(a.uri, a.positions.range(start, end)) for a, start, end in found]
+
+
+def callee(ls: LobsterServer, analysis: Analysis, written: str) -> Analysis | None:
+    path = called_path(analysis.path, written)
+    return analysis_of(ls, path)
+
+
+def analysis_of(ls: LobsterServer, path: Path) -> Analysis | None:
+    uri = uri_of(path)
+    try:
+        document = ls.workspace.get_text_document(uri)
+        text = document.source
+    except (OSError, UnicodeDecodeError):
+        return None
+    return ls.documents.analysis(uri, text, document.version)
+
+
+def callers(ls: LobsterServer, callee_analysis: Analysis, arg: str) -> list[tuple[Analysis, int, int]]:
+    """`workflow_args` keys naming `arg` in workspace files that call this file."""
+    me = Path(callee_analysis.path).resolve()
+    found = []
+    for path in workspace_files(ls.root_paths()):
+        if path.resolve() == me or me.name not in _quick_text(ls, path):
+            continue
+        other = analysis_of(ls, path)
+        if other is None or other.workflow is None:
+            continue
+        for call in call_args(other.workflow, other.text):
+            if call.name == arg and called_path(other.path, call.path) == me:
+                found.append((other, call.start, call.end))
+    return found
+
+
+def _quick_text(ls: LobsterServer, path: Path) -> str:
+    uri = uri_of(path)
+    if uri in ls.workspace.text_documents:
+        return ls.workspace.text_documents[uri].source
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+def register(server: LobsterServer) -> None:
+    @server.feature(types.TEXT_DOCUMENT_DEFINITION)
+    def definition(ls: LobsterServer, params: types.DefinitionParams) -> list[types.Location] | None:
+        analysis, hit = hit_at(ls, params.text_document.uri, params.position)
+        return locations(ls, analysis, hit, ("definition",)) or None if hit else None
+
+    @server.feature(types.TEXT_DOCUMENT_REFERENCES)
+    def find_references(ls: LobsterServer, params: types.ReferenceParams) -> list[types.Location] | None:
+        analysis, hit = hit_at(ls, params.text_document.uri, params.position)
+        roles = ("definition", "reference") if params.context.include_declaration else ("reference",)
+        return locations(ls, analysis, hit, roles) or None if hit else None
+
+    @server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
+    def prepare_rename(ls: LobsterServer, params: types.PrepareRenameParams) -> types.PrepareRenamePlaceholder | None:
+        analysis, hit = hit_at(ls, params.text_document.uri, params.position)
+        if hit is None or hit.kind not in ("step", "arg") or not analysis.result.ok:
+            return None
+        return types.PrepareRenamePlaceholder(analysis.positions.range(hit.start, hit.end), hit.name)
+
+    @server.feature(types.TEXT_DOCUMENT_RENAME)
+    def rename(ls: LobsterServer, params: types.RenameParams) -> types.WorkspaceEdit | None:
+        analysis, hit = hit_at(ls, params.text_document.uri, params.position)
+        if hit is None or hit.kind not in ("step", "arg") or analysis.workflow is None or not analysis.result.ok:
+            return None
+        return rename_workspace(ls, analysis, hit, params.new_name)
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    def hover(ls: LobsterServer, params: types.HoverParams) -> types.Hover | None:
+        analysis, hit = hit_at(ls, params.text_document.uri, params.position)
+        text = hover_text(analysis, hit) if hit else None
+        if text is None or hit is None:
+            return None
+        return types.Hover(markup(text, ls.caps().hover_markdown), analysis.positions.range(hit.start, hit.end))
+
+    @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    def document_symbols(ls: LobsterServer, params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:
+        analysis = ls.current(params.text_document.uri)
+        return [_symbol(s, analysis) for s in symbols(analysis.workflow)] if analysis.workflow else []
+
+    @server.feature(types.WORKSPACE_SYMBOL)
+    def workspace_symbols(ls: LobsterServer, params: types.WorkspaceSymbolParams) -> list[types.WorkspaceSymbol]:
+        query = params.query.lower()
+        found = []
+        for path in workspace_files(ls.root_paths()):
+            analysis = analysis_of(ls, path)
+            for s in flat_symbols(analysis.workflow) if analysis and analysis.workflow else ():
+                if query in s.name.lower():
+                    where = types.Location(analysis.uri, analysis.positions.range(s.name_start, s.name_end))
+                    found.append(types.WorkspaceSymbol(s.name, _SYMBOL_KIND[s.kind], where, container_name=path.name))
+        return found
+
+
+def rename_workspace(ls: LobsterServer, analysis: Analysis, hit: Hit, new: str) -> types.WorkspaceEdit:
+    from pygls.exceptions import JsonRpcInvalidRequest
+
+    assert analysis.workflow is not None and hit.kind in ("step", "arg")
+    problem = rename_problem(analysis.workflow, hit.kind, hit.name, new)
+    if problem is not None:
+        raise JsonRpcInvalidRequest(problem)
+    changes: dict[str, list[types.TextEdit]] = {}
+    for start, end, text in rename_edits(analysis.workflow, analysis.text, hit.kind, hit.name, new):
+        changes.setdefault(analysis.uri, []).append(types.TextEdit(analysis.positions.range(start, end), text))
+    if hit.kind == "arg":
+        for other, start, end in callers(ls, analysis, hit.name):
+            changes.setdefault(other.uri, []).append(types.TextEdit(other.positions.range(start, end), new))
+    return types.WorkspaceEdit(changes=changes)
+
+
+def _symbol(symbol: Symbol, analysis: Analysis) -> types.DocumentSymbol:
+    return types.DocumentSymbol(
+        name=symbol.name,
+        kind=_SYMBOL_KIND[symbol.kind],
+        range=analysis.positions.range(symbol.start, symbol.end),
+        selection_range=analysis.positions.range(symbol.name_start, symbol.name_end),
+        detail=symbol.detail or None,
+        children=[_symbol(c, analysis) for c in symbol.children],
+    )
+

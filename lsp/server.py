@@ -1,0 +1,148 @@
+"""The server object: document sync, debounced diagnostics (pull when the client supports it, push otherwise), config."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+from lsprotocol import types
+from pygls.capabilities import get_capability
+from pygls.lsp.server import LanguageServer
+
+from lobsterlang import __version__
+from lsp.convert import Capabilities, diagnostic
+from lsp.documents import Analysis, Documents
+
+DEBOUNCE_SECONDS = 0.2
+CONFIG_GLOBS = ("**/.lobster.toml", "**/pyproject.toml")
+
+logger = logging.getLogger(__name__)
+
+
+class LobsterServer(LanguageServer):
+    """A pygls server with the documents' analyses and one pending diagnostics task per document."""
+
+    def __init__(self) -> None:
+        super().__init__("lobster-lsp", __version__)
+        self.documents = Documents()
+        self.pending: dict[str, asyncio.Task[None]] = {}
+        self.debounce = DEBOUNCE_SECONDS
+
+    def current(self, uri: str) -> Analysis:
+        """The analysis of the document's current text."""
+        document = self.workspace.get_text_document(uri)
+        return self.documents.analysis(uri, document.source, document.version)
+
+    @property
+    def pull(self) -> bool:
+        """Whether the client pulls diagnostics (then the server never pushes them)."""
+        return get_capability(self.client_capabilities, "text_document.diagnostic", None) is not None
+
+    def caps(self) -> Capabilities:
+        return Capabilities(self.client_capabilities, self.pull)
+
+    def lsp_diagnostics(self, uri: str) -> list[types.Diagnostic]:
+        analysis = self.current(uri)
+        caps = self.caps()
+        return [diagnostic(d, analysis, caps) for d in self.documents.findings(analysis)]
+
+    def schedule(self, uri: str, delay: float) -> None:
+        """Publish the document's diagnostics after `delay`, replacing an earlier pending publication."""
+        previous = self.pending.pop(uri, None)
+        if previous is not None:
+            previous.cancel()
+        if not self.pull:
+            self.pending[uri] = asyncio.get_event_loop().create_task(self._publish(uri, delay))
+
+    async def _publish(self, uri: str, delay: float) -> None:
+        await asyncio.sleep(delay)
+        with contextlib.suppress(KeyError):  # closed meanwhile
+            version = self.workspace.get_text_document(uri).version
+            params = types.PublishDiagnosticsParams(uri, self.lsp_diagnostics(uri), version)
+            self.text_document_publish_diagnostics(params)
+        self.pending.pop(uri, None)
+
+    def root_paths(self) -> list[str]:
+        folders = self.workspace.folders.values()
+        return [f for f in (uri_path(folder.uri) for folder in folders) if f] or [p for p in [self.workspace.root_path] if p]
+
+
+def uri_path(uri: str) -> str | None:
+    from pygls.uris import to_fs_path
+
+    return to_fs_path(uri)
+
+
+def build() -> LobsterServer:
+    """A server with every feature registered."""
+    from lsp import assist, editing, navigation
+
+    server = LobsterServer()
+    _register_sync(server)
+    for module in (navigation, editing, assist):
+        module.register(server)
+    return server
+
+
+def _register_sync(server: LobsterServer) -> None:
+    @server.feature(types.INITIALIZED)
+    async def initialized(ls: LobsterServer, params: types.InitializedParams) -> None:
+        if get_capability(ls.client_capabilities, "workspace.did_change_watched_files.dynamic_registration", False):
+            watchers = [types.FileSystemWatcher(glob_pattern=glob) for glob in CONFIG_GLOBS]
+            options = types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers)
+            registration = types.Registration("lobster-config", types.WORKSPACE_DID_CHANGE_WATCHED_FILES, options)
+            await ls.client_register_capability_async(types.RegistrationParams([registration]))
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: LobsterServer, params: types.DidOpenTextDocumentParams) -> None:
+        ls.documents.dirty.discard(params.text_document.uri)
+        ls.schedule(params.text_document.uri, 0)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: LobsterServer, params: types.DidChangeTextDocumentParams) -> None:
+        ls.documents.dirty.add(params.text_document.uri)
+        ls.schedule(params.text_document.uri, ls.debounce)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: LobsterServer, params: types.DidSaveTextDocumentParams) -> None:
+        ls.documents.dirty.discard(params.text_document.uri)
+        if params.text_document.uri.endswith(".toml"):
+            ls.documents.reload_configs()
+        ls.schedule(params.text_document.uri, 0)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: LobsterServer, params: types.DidCloseTextDocumentParams) -> None:
+        pending = ls.pending.pop(params.text_document.uri, None)
+        if pending is not None:
+            pending.cancel()
+        ls.documents.forget(params.text_document.uri)
+        if not ls.pull:
+            ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(params.text_document.uri, []))
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def config_changed(ls: LobsterServer, params: types.DidChangeWatchedFilesParams) -> None:
+        ls.documents.reload_configs()
+        for analysis in ls.documents.open_analyses():
+            ls.schedule(analysis.uri, 0)
+        if ls.pull and get_capability(ls.client_capabilities, "workspace.diagnostics.refresh_support", False):
+            ls.workspace_diagnostic_refresh(None)
+
+    options = types.DiagnosticOptions(inter_file_dependencies=False, workspace_diagnostics=False, identifier="lobster")
+
+    @server.feature(types.TEXT_DOCUMENT_DIAGNOSTIC, options)
+    async def pull_diagnostics(ls: LobsterServer, params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport:
+        uri = params.text_document.uri
+        version = ls.workspace.get_text_document(uri).version
+        if uri in ls.documents.dirty:
+            await asyncio.sleep(ls.debounce)  # a newer change makes the client cancel this request
+        if ls.workspace.get_text_document(uri).version != version:
+            from pygls.exceptions import JsonRpcContentModified
+
+            raise JsonRpcContentModified("the document changed; pull again")
+        return types.RelatedFullDocumentDiagnosticReport(items=ls.lsp_diagnostics(uri))
+
+
+def main() -> None:
+    """Serve on stdin/stdout until the client exits."""
+    build().start_io()

@@ -1,0 +1,142 @@
+"""The core query API the language server (and any editor) uses: names, what is at an offset, rename, completion."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lobsterlang.compile import compile_workflow
+from lobsterlang.fmt.meaning import meaning
+from lobsterlang.query.at import at_offset
+from lobsterlang.query.complete import completions
+from lobsterlang.query.keys import level_at
+from lobsterlang.query.names import call_args, references
+from lobsterlang.query.outline import symbols
+from lobsterlang.query.recover import compile_recovering
+from lobsterlang.query.rename import rename_edits, rename_problem
+
+FLOW = """\
+args:
+  repo:
+    default: o/r
+steps:
+  - id: fetch
+    run: echo "$LOBSTER_ARG_REPO" && gh pr list --repo ${repo} --json
+  - id: filter
+    pipeline: "exec --json --shell 'cat x' | where 'n>2' | pick ${repo}"
+    stdin: $fetch.json
+  - id: gate
+    approval: ok?
+    when: $filter.json && $fetch.stdout != ''
+  - id: loop
+    for_each: $fetch.json
+    item_var: fetch2
+    steps:
+      - id: inner
+        run: echo $fetch2.name $fetch.stdout
+        env:
+          X: $gate.approved
+  - id: sub
+    workflow: child.lobster
+    workflow_args:
+      who: ${repo}
+"""
+
+
+def workflow(text: str = FLOW):
+    result = compile_workflow(text, "flow.lobster")
+    assert result.ir is not None, result.diagnostics
+    return result.ir
+
+
+def apply(text: str, edits: list[tuple[int, int, str]]) -> str:
+    for start, end, new in sorted(edits, reverse=True):
+        text = text[:start] + new + text[end:]
+    return text
+
+
+def test_references_cover_every_field_and_skip_loop_variables() -> None:
+    found = references(workflow(), FLOW, "step", "fetch")
+    assert [o.field for o in found] == ["id", "stdin", "when", "for_each", "run"]
+    assert all(FLOW[o.start : o.end] == "fetch" for o in found)
+    assert not references(workflow(), FLOW, "step", "fetch2")
+
+
+def test_at_offset_names_steps_args_commands_flags_and_keys() -> None:
+    wf = workflow()
+    assert at_offset(wf, FLOW, FLOW.index("$filter") + 3).name == "filter"
+    hit = at_offset(wf, FLOW, FLOW.index("${repo}") + 3)
+    assert (hit.kind, hit.name) == ("arg", "repo")
+    assert at_offset(wf, FLOW, FLOW.index("where")).kind == "command"
+    flag = at_offset(wf, FLOW, FLOW.index("--shell") + 2)
+    assert (flag.kind, flag.name, flag.detail) == ("flag", "shell", "exec")
+    assert at_offset(wf, FLOW, FLOW.index("who:")).kind == "call_arg"
+    assert at_offset(wf, FLOW, FLOW.index("for_each")).kind == "key"
+
+
+def test_rename_step_keeps_meaning_modulo_the_name() -> None:
+    wf = workflow()
+    renamed = apply(FLOW, rename_edits(wf, FLOW, "step", "fetch", "grab"))
+    again = workflow(renamed)
+    assert meaning(again) == meaning(wf).replace('"fetch"', '"grab"').replace("$fetch.", "$grab.")
+    assert apply(renamed, rename_edits(again, renamed, "step", "grab", "fetch")) == FLOW
+
+
+def test_rename_arg_also_renames_its_environment_variable() -> None:
+    renamed = apply(FLOW, rename_edits(workflow(), FLOW, "arg", "repo", "repository"))
+    assert "$LOBSTER_ARG_REPOSITORY" in renamed and "${repository}" in renamed and "${repo}" not in renamed
+
+
+def test_rename_refuses_invalid_and_colliding_names() -> None:
+    wf = workflow()
+    assert "already exists" in (rename_problem(wf, "step", "fetch", "gate") or "")
+    assert "not a valid" in (rename_problem(wf, "step", "fetch", "a b") or "")
+    assert rename_problem(wf, "step", "fetch", "grab") is None
+
+
+def test_call_args_name_the_sub_workflow_keys() -> None:
+    [call] = call_args(workflow(), FLOW)
+    assert (call.path, call.name, FLOW[call.start : call.end]) == ("child.lobster", "who", "who")
+
+
+def labels(text: str, offset: int, directory: Path | None = None) -> list[str]:
+    result, wf = compile_recovering(text, "flow.lobster")
+    return [c.label for c in completions(wf, text, offset, directory)]
+
+
+def test_completion_contexts() -> None:
+    at = FLOW.index("$fetch.json") + 1
+    assert labels(FLOW, at) == ["fetch"]  # in `filter`: only earlier steps
+    assert labels(FLOW, FLOW.index("$gate") + 1) == ["fetch", "filter", "gate", "fetch2", "index"]
+    assert "json" in labels(FLOW, FLOW.index("$fetch.json") + 7)
+    assert labels(FLOW, FLOW.index("${repo}", 200) + 2) == ["repo"]
+    assert "where" in labels(FLOW, FLOW.index("where"))
+    assert "--shell" in labels(FLOW, FLOW.index("--shell") + 3)
+    added = FLOW + "  - id: x\n    ti"
+    assert "timeout_ms" in labels(added, len(added))
+    added = FLOW.replace("default: o/r", "default: o/r\n    desc")
+    assert "description" in labels(added, added.index("desc") + 4)
+
+
+def test_enum_values_after_a_flag_and_workflow_paths(tmp_path: Path) -> None:
+    (tmp_path / "child.lobster").write_text("steps: [{id: a, run: 'true'}]\n")
+    text = FLOW + "  - id: x\n    workflow: ch"
+    assert labels(text, len(text), tmp_path) == ["child.lobster"]
+    from lobsterlang.commands.specs import COMMANDS
+
+    spec, flag = next((s, f) for s in COMMANDS for f in s.flags if f.choices)
+    text = FLOW + f"  - id: x\n    pipeline: {spec.name} --{flag.name} "
+    assert labels(text, len(text)) == list(flag.choices)
+
+
+def test_key_levels() -> None:
+    assert level_at(FLOW, FLOW.index("default")) == "arg"
+    assert level_at(FLOW, FLOW.index("    stdin")) == "step"
+    assert level_at(FLOW, FLOW.index("        env")) == "substep"
+
+
+def test_outline_and_recovery_above_a_syntax_error() -> None:
+    assert [s.name for s in symbols(workflow())] == ["args", "fetch", "filter", "gate", "loop", "sub"]
+    broken = FLOW.replace("  - id: loop\n", "  - id: loop\n    bad: [unclosed\n")
+    result, wf = compile_recovering(broken, "flow.lobster")
+    assert result.ir is None and wf is not None
+    assert [s.name for s in symbols(wf)] == ["args", "fetch", "filter", "gate"]
