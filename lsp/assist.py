@@ -52,8 +52,8 @@ def code_lenses(analysis: Analysis) -> list[types.CodeLens]:
         return []
     where = analysis.positions.range(analysis.workflow.steps[0].span.start, analysis.workflow.steps[0].span.start)
     return [
-        types.CodeLens(where, types.Command("▶ Dry run", "lobster.dryRun", [analysis.uri])),
-        types.CodeLens(where, types.Command("Graph", "lobster.graph", [analysis.uri, "mermaid"])),
+        types.CodeLens(where, types.Command("▶ Dry run", "lobster.dryRun", arguments=[analysis.uri])),
+        types.CodeLens(where, types.Command("Graph", "lobster.graph", arguments=[analysis.uri, "mermaid"])),
     ]
 
 

@@ -70,8 +70,8 @@ def suppress_actions(analysis: Analysis, findings: list[tuple[Diagnostic, types.
     means the same with the comment."""
     actions = []
     for diag, shown in findings:
-        if diag.is_error:
-            continue
+        if diag.is_error and not diag.code.startswith("L"):
+            continue  # a compile error stays an error at run time: hiding it would mislead
         comment = f"# lobster: ignore[{diag.code}]"
         line_end = analysis.text.find("\n", diag.span.start)
         line_end = len(analysis.text) if line_end == -1 else line_end

@@ -131,7 +131,7 @@ def register(server: LobsterServer) -> None:
             for s in flat_symbols(analysis.workflow) if analysis and analysis.workflow else ():
                 if query in s.name.lower():
                     where = types.Location(analysis.uri, analysis.positions.range(s.name_start, s.name_end))
-                    found.append(types.WorkspaceSymbol(s.name, _SYMBOL_KIND[s.kind], where, container_name=path.name))
+                    found.append(types.WorkspaceSymbol(location=where, name=s.name, kind=_SYMBOL_KIND[s.kind], container_name=path.name))
         return found
 
 

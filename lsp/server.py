@@ -8,6 +8,7 @@ import logging
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
+from pygls.exceptions import JsonRpcContentModified, JsonRpcException
 from pygls.lsp.server import LanguageServer
 
 from lobsterlang import __version__
@@ -92,7 +93,10 @@ def _register_sync(server: LobsterServer) -> None:
             watchers = [types.FileSystemWatcher(glob_pattern=glob) for glob in CONFIG_GLOBS]
             options = types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers)
             registration = types.Registration("lobster-config", types.WORKSPACE_DID_CHANGE_WATCHED_FILES, options)
-            await ls.client_register_capability_async(types.RegistrationParams([registration]))
+            try:
+                await ls.client_register_capability_async(types.RegistrationParams([registration]))
+            except JsonRpcException as exc:  # the client may refuse: configs are then reloaded on save only
+                logger.warning("could not watch config files: %s", exc)
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: LobsterServer, params: types.DidOpenTextDocumentParams) -> None:
@@ -137,8 +141,6 @@ def _register_sync(server: LobsterServer) -> None:
         if uri in ls.documents.dirty:
             await asyncio.sleep(ls.debounce)  # a newer change makes the client cancel this request
         if ls.workspace.get_text_document(uri).version != version:
-            from pygls.exceptions import JsonRpcContentModified
-
             raise JsonRpcContentModified("the document changed; pull again")
         return types.RelatedFullDocumentDiagnosticReport(items=ls.lsp_diagnostics(uri))
 

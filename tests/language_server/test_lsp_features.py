@@ -1,0 +1,219 @@
+"""End to end over stdio with pytest-lsp: every feature, with the VS Code, Neovim and Emacs capability profiles."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from lsp_helpers import (
+    PROFILES, SERVER, STRICT, apply_edits, change_doc, diagnostics, doc, forget_push, open_doc, position, start,
+)
+from pytest_lsp import LanguageClient
+
+from lobsterlang.compile import compile_workflow
+from lobsterlang.fmt import format_text
+from lobsterlang.fmt.meaning import meaning
+
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), STRICT]
+
+FLOW = """\
+name: demo
+args:
+  repo:
+    default: o/r
+    description: the repository
+steps:
+  - id: fetch
+    run: gh pr list --repo ${repo} --json
+  - id: filter
+    pipeline: "exec --json --shell 'cat x' | where 'n>2' | sort --desc"
+    stdin: $fetch.json
+  - id: post
+    run: curl -X POST https://example.com/hook
+    when: $filter.json && $fetch.stdout != ''
+  - id: child
+    workflow: child.lobster
+    workflow_args:
+      who: $fetch.stdout
+"""
+
+CHILD = """\
+args:
+  who:
+    default: me
+steps:
+  - id: hello
+    run: echo "$LOBSTER_ARG_WHO"
+    env:
+      NAME: ${who}
+"""
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("ws")
+    (root / "flow.lobster").write_text(FLOW)
+    (root / "child.lobster").write_text(CHILD)
+    (root / "messy.lobster").write_text("steps:\n    -   id:   a\n        run:    echo hi\n    -   id: b\n        run: echo bye\n")
+    return root
+
+
+@pytest_lsp.fixture(config=SERVER, scope="module", params=PROFILES)
+async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest, workspace: Path):
+    await start(lsp_client, request.param, workspace)
+    yield
+    await lsp_client.shutdown_session()
+
+
+def uri_of(workspace: Path, name: str) -> str:
+    return (workspace / name).as_uri()
+
+
+async def test_diagnostics_with_rule_docs_and_related_steps(client: LanguageClient, workspace: Path) -> None:
+    uri = open_doc(client, workspace / "flow.lobster")
+    found = await diagnostics(client, uri)
+    l301 = next(d for d in found if d.code == "L301")
+    assert l301.source == "lobster" and l301.range.start.line == 7
+    caps = client.capabilities.text_document
+    described = caps.publish_diagnostics if caps.diagnostic is None else caps.diagnostic
+    if getattr(described, "code_description_support", False):
+        assert l301.code_description is not None and l301.code_description.href.endswith("/L301.md")
+
+
+async def test_diagnostics_follow_edits_and_a_broken_file_keeps_its_outline(client: LanguageClient, workspace: Path) -> None:
+    uri = open_doc(client, workspace / "flow.lobster")
+    broken = FLOW.replace("  - id: post\n", "  - id: post\n    bad: [unclosed\n")
+    await diagnostics(client, uri)
+    forget_push(client, uri)
+    change_doc(client, uri, broken, 2)
+    found = await diagnostics(client, uri)
+    assert any("YAML" in d.message for d in found)
+    outline = await client.text_document_document_symbol_async(types.DocumentSymbolParams(doc(uri)))
+    assert [s.name for s in outline] == ["args", "fetch", "filter"]
+    completion = await client.text_document_completion_async(
+        types.CompletionParams(text_document=doc(uri), position=position(broken, "$fetch.json", 1)))
+    assert "fetch" in [i.label for i in completion.items]
+    forget_push(client, uri)
+    change_doc(client, uri, FLOW, 3)
+    assert not any("YAML" in d.message for d in await diagnostics(client, uri))
+
+
+async def test_definition_references_and_hover(client: LanguageClient, workspace: Path) -> None:
+    uri = open_doc(client, workspace / "flow.lobster")
+    at_ref = position(FLOW, "$fetch.json", 2)
+    [target] = await client.text_document_definition_async(types.DefinitionParams(text_document=doc(uri), position=at_ref))
+    assert target.range.start == position(FLOW, "fetch\n")
+    refs = await client.text_document_references_async(
+        types.ReferenceParams(text_document=doc(uri), position=at_ref, context=types.ReferenceContext(include_declaration=False)))
+    assert len(refs) == 3  # stdin, when, workflow_args
+    hover = await client.text_document_hover_async(types.HoverParams(text_document=doc(uri), position=position(FLOW, "where")))
+    assert "keep items" in hover.contents.value
+    hover = await client.text_document_hover_async(types.HoverParams(text_document=doc(uri), position=position(FLOW, "${repo}", 3)))
+    assert "o/r" in hover.contents.value
+
+
+async def test_rename_step_compiles_to_the_same_ir(client: LanguageClient, workspace: Path) -> None:
+    uri = open_doc(client, workspace / "flow.lobster")
+    where = position(FLOW, "$fetch.json", 2)
+    prepared = await client.text_document_prepare_rename_async(types.PrepareRenameParams(text_document=doc(uri), position=where))
+    assert prepared is not None
+    result = await client.text_document_rename_async(types.RenameParams(text_document=doc(uri), position=where, new_name="grab"))
+    renamed = apply_edits(FLOW, result.changes[uri])
+    before, after = compile_workflow(FLOW, "flow.lobster").ir, compile_workflow(renamed, "flow.lobster").ir
+    assert meaning(after) == meaning(before).replace('"fetch"', '"grab"').replace("$fetch.", "$grab.")
+    with pytest.raises(Exception, match="already exists"):
+        await client.text_document_rename_async(types.RenameParams(text_document=doc(uri), position=where, new_name="filter"))
+
+
+async def test_rename_arg_reaches_the_callers_workflow_args(client: LanguageClient, workspace: Path) -> None:
+    uri = open_doc(client, workspace / "child.lobster")
+    result = await client.text_document_rename_async(types.RenameParams(text_document=doc(uri), position=position(CHILD, "${who}", 3), new_name="person"))
+    child = apply_edits(CHILD, result.changes[uri])
+    assert "${person}" in child and "LOBSTER_ARG_PERSON" in child and "  person:" in child
+    parent = apply_edits(FLOW, result.changes[uri_of(workspace, "flow.lobster")])
+    assert "      person: $fetch.stdout" in parent
+
+
+async def test_formatting_whole_document_and_range(client: LanguageClient, workspace: Path) -> None:
+    uri = open_doc(client, workspace / "messy.lobster")
+    text = (workspace / "messy.lobster").read_text()
+    options = types.FormattingOptions(tab_size=2, insert_spaces=True)
+    edits = await client.text_document_formatting_async(types.DocumentFormattingParams(text_document=doc(uri), options=options))
+    assert apply_edits(text, edits) == format_text(text, "messy.lobster")
+    first = types.Range(types.Position(1, 0), types.Position(2, 0))
+    edits = await client.text_document_range_formatting_async(types.DocumentRangeFormattingParams(text_document=doc(uri), range=first, options=options))
+    partly = apply_edits(text, edits)
+    assert "id: a\n" in partly and "-   id: b" in partly
+
+
+async def test_code_actions_fix_suppress_and_add_an_approval(client: LanguageClient, workspace: Path) -> None:
+    uri = open_doc(client, workspace / "flow.lobster")
+    everything = types.Range(position(FLOW, "  - id: fetch"), position(FLOW, "  - id: filter"))
+    context = types.CodeActionContext(diagnostics=[])
+    actions = await client.text_document_code_action_async(types.CodeActionParams(text_document=doc(uri), range=everything, context=context))
+    titles = [a.title for a in actions]
+    assert any(a.is_preferred and a.kind == types.CodeActionKind.QuickFix for a in actions), titles
+    assert "Suppress L301 for step fetch" in titles
+    suppressed = next(a for a in actions if a.title == "Suppress L301 for step fetch")
+    assert "  # lobster: ignore[L301]\n  - id: fetch" in apply_edits(FLOW, suppressed.edit.changes[uri])
+    at_post = types.Range(position(FLOW, "curl"), position(FLOW, "curl"))
+    actions = await client.text_document_code_action_async(types.CodeActionParams(text_document=doc(uri), range=at_post, context=context))
+    approval = next(a for a in actions if a.title.startswith("Add an approval step before post"))
+    added = apply_edits(FLOW, approval.edit.changes[uri])
+    workflow = compile_workflow(added, "flow.lobster").ir
+    assert [s.id for s in workflow.steps] == ["fetch", "filter", "approve_post", "post", "child"]
+    assert workflow.steps[2].approval is not None
+
+
+async def test_completion_in_context(client: LanguageClient, workspace: Path) -> None:
+    text = FLOW + "  - id: last\n    pipeline: exec --json | so"
+    uri = open_doc(client, workspace / "edited.lobster", text)
+    items = await client.text_document_completion_async(types.CompletionParams(text_document=doc(uri), position=position(text, "| so", 4)))
+    assert "sort" in [i.label for i in items.items]
+    items = await client.text_document_completion_async(types.CompletionParams(text_document=doc(uri), position=position(text, "stdin: $", 8)))
+    assert [i.label for i in items.items] == ["fetch"]
+
+
+async def test_semantic_tokens_of_a_pipeline(client: LanguageClient, workspace: Path) -> None:
+    uri = open_doc(client, workspace / "flow.lobster")
+    tokens = await client.text_document_semantic_tokens_full_async(types.SemanticTokensParams(doc(uri)))
+    data = tokens.data
+    assert data and len(data) % 5 == 0
+    legend = ["function", "parameter", "string", "operator", "variable", "property"]
+    kinds = {legend[data[i + 3]] for i in range(0, len(data), 5)}
+    assert kinds == set(legend)
+
+
+async def test_folding_links_inlay_hints_and_lenses(client: LanguageClient, workspace: Path) -> None:
+    uri = open_doc(client, workspace / "flow.lobster")
+    folds = await client.text_document_folding_range_async(types.FoldingRangeParams(doc(uri)))
+    assert {f.start_line for f in folds} >= {6, 8, 11}
+    links = await client.text_document_document_link_async(types.DocumentLinkParams(doc(uri)))
+    assert [link.target for link in links] == [uri_of(workspace, "child.lobster")]
+    whole = types.Range(types.Position(0, 0), types.Position(30, 0))
+    hints = await client.text_document_inlay_hint_async(types.InlayHintParams(text_document=doc(uri), range=whole))
+    assert any("'o/r'" in str(h.label) for h in hints)
+    lenses = await client.text_document_code_lens_async(types.CodeLensParams(doc(uri)))
+    assert [lens.command.command for lens in lenses] == ["lobster.dryRun", "lobster.graph"]
+
+
+async def test_dry_run_and_graph_commands_and_request(client: LanguageClient, workspace: Path) -> None:
+    uri = open_doc(client, workspace / "flow.lobster")
+    dry = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="lobster.dryRun", arguments=[uri]))
+    cli = subprocess.run([sys.executable, "-m", "lobsterlang", "run", "--dry-run", str(workspace / "flow.lobster")],
+                         capture_output=True, text=True, check=True, cwd=workspace)
+    assert dry == cli.stderr and "3. post" in dry
+    graph = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="lobster.graph", arguments=[uri, "dot"]))
+    assert graph["format"] == "dot" and graph["text"].startswith("digraph")
+    params = {"textDocument": {"uri": uri}, "format": "mermaid"}
+    result = await client.protocol.send_request_async("lobster/graph", params)
+    assert result.format == "mermaid" and "fetch" in result.text
+
+
+async def test_workspace_symbols(client: LanguageClient, workspace: Path) -> None:
+    found = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="hel"))
+    assert [(s.name, s.location.uri) for s in found] == [("hello", uri_of(workspace, "child.lobster"))]
