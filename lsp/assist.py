@@ -24,7 +24,7 @@ GRAPH_REQUEST = "lobster/graph"
 
 
 def complete(analysis: Analysis, offset: int, markdown: bool) -> list[types.CompletionItem]:
-    items = []
+    items: list[types.CompletionItem] = []
     for c in completions(analysis.workflow, analysis.text, offset, analysis.directory):
         edit = types.TextEdit(analysis.positions.range(c.start, c.end), c.insert if c.insert is not None else c.label)
         doc = markup(c.documentation, True) if markdown and c.documentation else c.documentation or None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
@@ -46,7 +46,7 @@ def diagnostic(diag: Diagnostic, analysis: Analysis, caps: Capabilities) -> type
     )
 
 
-@lru_cache(maxsize=None)
+@cache
 def rule_doc_uri(code: str) -> str | None:
     from lobsterlang.cli.explain_cmd import rule_doc
 

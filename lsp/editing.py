@@ -10,7 +10,7 @@ from lobsterlang.diagnostics import Diagnostic
 from lobsterlang.fmt import FormatError, format_step, format_text
 from lobsterlang.fmt.api import verified
 from lobsterlang.fmt.meaning import same_meaning
-from lobsterlang.query.outline import flat_symbols
+from lobsterlang.query.outline import Symbol, flat_symbols
 from lsp.convert import diagnostic, text_edit
 from lsp.documents import Analysis
 from lsp.server import LobsterServer
@@ -88,7 +88,7 @@ def suppress_actions(analysis: Analysis, findings: list[tuple[Diagnostic, types.
     return actions
 
 
-def _step_at(analysis: Analysis, offset: int) -> object | None:
+def _step_at(analysis: Analysis, offset: int) -> Symbol | None:
     workflow = analysis.workflow
     inside = [s for s in flat_symbols(workflow) if s.kind != "arg" and s.start <= offset <= s.end] if workflow else []
     return inside[-1] if inside else None

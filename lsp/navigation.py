@@ -30,15 +30,15 @@ def hit_at(ls: LobsterServer, uri: str, position: types.Position) -> tuple[Analy
 
 def locations(ls: LobsterServer, analysis: Analysis, hit: Hit, roles: tuple[str, ...]) -> list[types.Location]:
     """Where the step or arg at `hit` is defined or referenced, with sub-workflow call args in other files."""
-    kind, name = ("arg", hit.name) if hit.kind == "call_arg" else (hit.kind, hit.name)
     if hit.kind == "call_arg":
         target = callee(ls, analysis, hit.detail)
-        return [] if target is None else locations(ls, target, Hit("arg", name, 0, 0), roles)
-    if kind not in ("step", "arg") or analysis.workflow is None:
+        return [] if target is None else locations(ls, target, Hit("arg", hit.name, 0, 0), roles)
+    if (hit.kind != "step" and hit.kind != "arg") or analysis.workflow is None:
         return []
-    found = [(analysis, o.start, o.end) for o in references(analysis.workflow, analysis.text, kind, name) if o.role in roles]
-    if kind == "arg" and "reference" in roles:
-        found += callers(ls, analysis, name)
+    named = references(analysis.workflow, analysis.text, hit.kind, hit.name)
+    found = [(analysis, o.start, o.end) for o in named if o.role in roles]
+    if hit.kind == "arg" and "reference" in roles:
+        found += callers(ls, analysis, hit.name)
     return [types.Location(a.uri, a.positions.range(start, end)) for a, start, end in found]
 
 
@@ -76,7 +76,7 @@ def callers(ls: LobsterServer, callee_analysis: Analysis, arg: str) -> list[tupl
 def _quick_text(ls: LobsterServer, path: Path) -> str:
     uri = uri_of(path)
     if uri in ls.workspace.text_documents:
-        return ls.workspace.text_documents[uri].source
+        return str(ls.workspace.text_documents[uri].source)
     try:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
@@ -128,7 +128,9 @@ def register(server: LobsterServer) -> None:
         found = []
         for path in workspace_files(ls.root_paths()):
             analysis = analysis_of(ls, path)
-            for s in flat_symbols(analysis.workflow) if analysis and analysis.workflow else ():
+            if analysis is None or analysis.workflow is None:
+                continue
+            for s in flat_symbols(analysis.workflow):
                 if query in s.name.lower():
                     where = types.Location(analysis.uri, analysis.positions.range(s.name_start, s.name_end))
                     found.append(types.WorkspaceSymbol(location=where, name=s.name, kind=_SYMBOL_KIND[s.kind], container_name=path.name))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import pairwise
 from pathlib import Path
 
 from lsprotocol import types
@@ -53,7 +54,7 @@ def _pipeline_tokens(workflow: ir.Workflow, text: str) -> Iterator[Token]:
     for action in actions(workflow):
         if isinstance(action, ir.PipelineRun) and action.pipeline is not None:
             stages = action.pipeline.stages
-            for before, after in zip(stages, stages[1:]):
+            for before, after in pairwise(stages):
                 bar = text.find("|", before.span.end, after.span.start)
                 if bar != -1:
                     yield (bar, bar + 1, "operator")
@@ -62,7 +63,7 @@ def _pipeline_tokens(workflow: ir.Workflow, text: str) -> Iterator[Token]:
         for arg in stage.args:
             if isinstance(arg, ir.Flag):
                 yield (arg.name_span.start, arg.name_span.end, "parameter")
-            word = arg.value if isinstance(arg, ir.Flag) else arg.value
+            word = arg.value
             if word is not None and word.template is None and text[word.span.start : word.span.start + 1] in ("'", '"'):
                 yield (word.span.start, word.span.end, "string")
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lobsterlang import ir
 from lobsterlang.compile import compile_workflow
 from lobsterlang.fmt.meaning import meaning
 from lobsterlang.query.at import at_offset
@@ -42,7 +43,7 @@ steps:
 """
 
 
-def workflow(text: str = FLOW):
+def workflow(text: str = FLOW) -> ir.Workflow:
     result = compile_workflow(text, "flow.lobster")
     assert result.ir is not None, result.diagnostics
     return result.ir
@@ -62,15 +63,18 @@ def test_references_cover_every_field_and_skip_loop_variables() -> None:
 
 
 def test_at_offset_names_steps_args_commands_flags_and_keys() -> None:
-    wf = workflow()
-    assert at_offset(wf, FLOW, FLOW.index("$filter") + 3).name == "filter"
-    hit = at_offset(wf, FLOW, FLOW.index("${repo}") + 3)
-    assert (hit.kind, hit.name) == ("arg", "repo")
-    assert at_offset(wf, FLOW, FLOW.index("where")).kind == "command"
-    flag = at_offset(wf, FLOW, FLOW.index("--shell") + 2)
-    assert (flag.kind, flag.name, flag.detail) == ("flag", "shell", "exec")
-    assert at_offset(wf, FLOW, FLOW.index("who:")).kind == "call_arg"
-    assert at_offset(wf, FLOW, FLOW.index("for_each")).kind == "key"
+    def at(needle: str, shift: int = 0) -> tuple[str, str, str]:
+        hit = at_offset(workflow(), FLOW, FLOW.index(needle) + shift)
+        assert hit is not None
+        return hit.kind, hit.name, hit.detail
+
+    assert at("$filter", 3) == ("step", "filter", "reference")
+    assert at("id: filter", 5) == ("step", "filter", "definition")
+    assert at("${repo}", 3) == ("arg", "repo", "reference")
+    assert at("where") == ("command", "where", "")
+    assert at("--shell", 2) == ("flag", "shell", "exec")
+    assert at("who:") == ("call_arg", "who", "child.lobster")
+    assert at("for_each") == ("key", "for_each", "")
 
 
 def test_rename_step_keeps_meaning_modulo_the_name() -> None:
@@ -99,7 +103,7 @@ def test_call_args_name_the_sub_workflow_keys() -> None:
 
 
 def labels(text: str, offset: int, directory: Path | None = None) -> list[str]:
-    result, wf = compile_recovering(text, "flow.lobster")
+    _, wf = compile_recovering(text, "flow.lobster")
     return [c.label for c in completions(wf, text, offset, directory)]
 
 

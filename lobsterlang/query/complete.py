@@ -56,7 +56,7 @@ def completions(workflow: ir.Workflow | None, text: str, offset: int, directory:
         if found is not None:
             return found
     value = _VALUE_RE.match(before)
-    if value is not None and value.group(1) == "pipeline" or _in_pipeline(workflow, offset):
+    if (value is not None and value.group(1) == "pipeline") or _in_pipeline(workflow, offset):
         return _pipeline(_pipeline_text(before), offset)
     if value is not None and value.group(1) == "workflow" and directory is not None:
         return _paths(directory, value.group(2), offset)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 from lobsterlang.grammar_files import grammar_file
@@ -31,7 +31,7 @@ def _schema() -> dict[str, Any]:
     return data
 
 
-@lru_cache(maxsize=None)
+@cache
 def keys_of(level: str) -> dict[str, str]:
     """The keys allowed at `level` (`root`, `step`, `substep`, `branch`, `parallel`, `approval_object`, `input`,
     `arg`, `retry`, `cost_limit`), each with its description."""
@@ -40,14 +40,7 @@ def keys_of(level: str) -> dict[str, str]:
     schema = _schema()
     node = schema if level == "root" else schema["definitions"].get(level, {})
     properties = node.get("properties", {})
-    if level == "step":
-        properties = {**properties, **_schema_retry_keys(node)}
     return {key: _describe(value) for key, value in properties.items() if not key.startswith("$")}
-
-
-def _schema_retry_keys(step: dict[str, Any]) -> dict[str, Any]:
-    extra = {"timeout_ms": {}, "retry": {}, "on_error": {}}
-    return {k: v for k, v in extra.items() if k not in step.get("properties", {})}
 
 
 def _describe(value: dict[str, Any]) -> str:

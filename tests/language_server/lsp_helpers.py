@@ -14,14 +14,17 @@ SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "lobsterlang",
 PROFILES = ["visual-studio-code", "neovim", "emacs"]
 """The capability profiles pytest-lsp ships (Helix has none: see docs/editors.md)."""
 
+REGISTERED: list[types.Registration] = []
+"""What the server registered dynamically (the config file watchers)."""
+
 STRICT = pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")
 """Protocol checks on: a result the client's capabilities do not allow fails the test."""
 
 
 async def start(client: LanguageClient, profile: str, root: Path) -> None:
-    @client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    @client.feature(types.CLIENT_REGISTER_CAPABILITY)  # type: ignore[untyped-decorator, unused-ignore]
     def register_capability(params: types.RegistrationParams) -> None:
-        client.registrations = [*getattr(client, "registrations", []), *params.registrations]
+        REGISTERED.extend(params.registrations)
 
     await client.initialize_session(
         types.InitializeParams(

@@ -1,17 +1,29 @@
+# mypy: disable-error-code="union-attr, index, arg-type, no-untyped-call, untyped-decorator"
 """End to end over stdio with pytest-lsp: every feature, with the VS Code, Neovim and Emacs capability profiles."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 import pytest_lsp
-from lsprotocol import types
 from lsp_helpers import (
-    PROFILES, SERVER, STRICT, apply_edits, change_doc, diagnostics, doc, forget_push, open_doc, position, start,
+    PROFILES,
+    SERVER,
+    STRICT,
+    apply_edits,
+    change_doc,
+    diagnostics,
+    doc,
+    forget_push,
+    open_doc,
+    position,
+    start,
 )
+from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from lobsterlang.compile import compile_workflow
@@ -63,7 +75,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest_lsp.fixture(config=SERVER, scope="module", params=PROFILES)
-async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest, workspace: Path):
+async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest, workspace: Path) -> AsyncIterator[None]:
     await start(lsp_client, request.param, workspace)
     yield
     await lsp_client.shutdown_session()
@@ -105,7 +117,10 @@ async def test_diagnostics_follow_edits_and_a_broken_file_keeps_its_outline(clie
 async def test_definition_references_and_hover(client: LanguageClient, workspace: Path) -> None:
     uri = open_doc(client, workspace / "flow.lobster")
     at_ref = position(FLOW, "$fetch.json", 2)
-    [target] = await client.text_document_definition_async(types.DefinitionParams(text_document=doc(uri), position=at_ref))
+    targets = await client.text_document_definition_async(types.DefinitionParams(text_document=doc(uri), position=at_ref))
+    assert isinstance(targets, list) and len(targets) == 1
+    target = targets[0]
+    assert isinstance(target, types.Location)
     assert target.range.start == position(FLOW, "fetch\n")
     refs = await client.text_document_references_async(
         types.ReferenceParams(text_document=doc(uri), position=at_ref, context=types.ReferenceContext(include_declaration=False)))
