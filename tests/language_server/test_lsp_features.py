@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -21,6 +22,7 @@ from lsp_helpers import (
     forget_push,
     open_doc,
     position,
+    pulls,
     start,
 )
 from lsprotocol import types
@@ -232,3 +234,33 @@ async def test_dry_run_and_graph_commands_and_request(client: LanguageClient, wo
 async def test_workspace_symbols(client: LanguageClient, workspace: Path) -> None:
     found = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="hel"))
     assert [(s.name, s.location.uri) for s in found] == [("hello", uri_of(workspace, "child.lobster"))]
+
+
+async def test_config_file_per_folder_and_reloaded_when_it_changes(client: LanguageClient, workspace: Path) -> None:
+    folder = workspace / "configured"
+    folder.mkdir(exist_ok=True)
+    config = folder / ".lobster.toml"
+    config.write_text('[lint]\nignore = ["L301"]\n')
+    (folder / "flow.lobster").write_text(FLOW)
+    uri = open_doc(client, folder / "flow.lobster")
+    assert "L301" not in {d.code for d in await diagnostics(client, uri)}
+    config.write_text("[lint]\nignore = []\n")
+    forget_push(client, uri)
+    change = types.FileEvent(config.as_uri(), types.FileChangeType.Changed)
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams([change]))
+    assert "L301" in {d.code for d in await diagnostics(client, uri)}
+    config.unlink()
+
+
+async def test_a_stale_pull_is_answered_with_content_modified(client: LanguageClient, workspace: Path) -> None:
+    if not pulls(client):
+        pytest.skip("this client takes pushed diagnostics")
+    uri = open_doc(client, workspace / "stale.lobster", FLOW)
+    change_doc(client, uri, FLOW + "\n", 2)
+    stale = client.text_document_diagnostic_async(types.DocumentDiagnosticParams(doc(uri)))
+    pending = asyncio.ensure_future(stale)
+    await asyncio.sleep(0.05)
+    change_doc(client, uri, FLOW + "\n\n", 3)
+    with pytest.raises(Exception, match="changed"):
+        await pending
+    assert await diagnostics(client, uri)
