@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from lobsterlang import ir
 from lobsterlang.commands.specs import BY_NAME, CommandSpec
+from lobsterlang.diagnostics import Diagnostic
 from lobsterlang.query.at import Hit
 from lobsterlang.query.keys import key_doc
 from lobsterlang.query.names import references
 from lobsterlang.query.outline import describe
+from lsp.convert import rule_doc_uri
 from lsp.documents import Analysis
 
 
@@ -31,6 +33,21 @@ def hover_text(analysis: Analysis, hit: Hit) -> str | None:
     if hit.kind == "step":
         return _step_doc(workflow, analysis.text, hit.name)
     return _arg_doc(workflow, hit.name)
+
+
+def rule_notes(findings: tuple[Diagnostic, ...], offset: int) -> list[tuple[Diagnostic, str]]:
+    """The rule behind each finding at `offset`: code, name, summary and where its page is."""
+    from lobsterlang.lint import all_rules
+
+    rules = all_rules()
+    notes = []
+    for diag in findings:
+        rule = rules.get(diag.code)
+        if rule is not None and diag.span.start <= offset <= diag.span.end:
+            link = rule_doc_uri(diag.code)
+            more = f" ([docs]({link}))" if link else ""
+            notes.append((diag, f"**{rule.code}** `{rule.name}`: {rule.summary}{more}"))
+    return notes
 
 
 def command_doc(spec: CommandSpec) -> str:
@@ -62,7 +79,7 @@ def _step_doc(workflow: ir.Workflow, text: str, name: str) -> str | None:
     if step is None:
         return None
     users = sorted({o.field for o in references(workflow, text, "step", name) if o.role == "reference"})
-    read = f"\n\nread by: {len(users) and ', '.join(users)}" if users else "\n\nnot referenced"
+    read = f"\n\nread by: {', '.join(users)}" if users else "\n\nnot referenced"
     inputs = _inputs(step)
     return f"step **{name}**: {describe(step)}" + (f"\n\ninputs: {inputs}" if inputs else "") + read
 

@@ -12,7 +12,7 @@ from lobsterlang.query.outline import Symbol, flat_symbols, symbols
 from lobsterlang.query.rename import rename_edits, rename_problem
 from lsp.convert import markup
 from lsp.documents import Analysis, uri_of, workspace_files
-from lsp.hovers import hover_text
+from lsp.hovers import hover_text, rule_notes
 from lsp.server import LobsterServer
 
 _SYMBOL_KIND = {
@@ -112,10 +112,12 @@ def register(server: LobsterServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     def hover(ls: LobsterServer, params: types.HoverParams) -> types.Hover | None:
         analysis, hit = hit_at(ls, params.text_document.uri, params.position)
-        text = hover_text(analysis, hit) if hit else None
-        if text is None or hit is None:
+        notes = rule_notes(ls.documents.findings(analysis), analysis.positions.offset(params.position))
+        texts = [t for t in [hover_text(analysis, hit) if hit else None, *(note for _, note in notes)] if t]
+        if not texts:
             return None
-        return types.Hover(markup(text, ls.caps().hover_markdown), analysis.positions.range(hit.start, hit.end))
+        start, end = (hit.start, hit.end) if hit else (notes[0][0].span.start, notes[0][0].span.end)
+        return types.Hover(markup("\n\n---\n\n".join(texts), ls.caps().hover_markdown), analysis.positions.range(start, end))
 
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     def document_symbols(ls: LobsterServer, params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:

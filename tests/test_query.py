@@ -111,7 +111,9 @@ def test_completion_contexts() -> None:
     at = FLOW.index("$fetch.json") + 1
     assert labels(FLOW, at) == ["fetch"]  # in `filter`: only earlier steps
     assert labels(FLOW, FLOW.index("$gate") + 1) == ["fetch", "filter", "gate", "fetch2", "index"]
-    assert "json" in labels(FLOW, FLOW.index("$fetch.json") + 7)
+    assert labels(FLOW, FLOW.index("$fetch.json") + 7) == ["stdout", "json", "skipped", "error", "errorMessage"]
+    assert "approved" in labels(FLOW, FLOW.index("$gate.approved") + 6)
+    assert labels(FLOW, FLOW.index("$fetch2.name") + 8) == ["json", "stdout"]
     assert labels(FLOW, FLOW.index("${repo}", 200) + 2) == ["repo"]
     assert "where" in labels(FLOW, FLOW.index("where"))
     assert "--shell" in labels(FLOW, FLOW.index("--shell") + 3)

@@ -88,7 +88,25 @@ def _fields(workflow: ir.Workflow | None, before: str, offset: int) -> list[Cand
     if found.group(2):  # inside `.json.a.`: the step's data has no declared shape
         return []
     start = offset - len(found.group(3))
-    return [Candidate(name, "field", start, offset, f"${found.group(1)}.{name}", doc) for name, doc in FIELDS.items()]
+    step = found.group(1)
+    names = fields_of(workflow, step) if workflow is not None else tuple(FIELDS)
+    return [Candidate(name, "field", start, offset, f"${step}.{name}", FIELDS[name]) for name in names]
+
+
+def fields_of(workflow: ir.Workflow, name: str) -> tuple[str, ...]:
+    """The fields a step's record can have (all of them for a name that is not a step: a loop variable, say)."""
+    step = next((s for s in _every_step(workflow) if s.id == name), None)
+    if step is None:
+        return ("json", "stdout")
+    gates = ("approved",) if step.approval is not None else ("response", "subject") if step.input is not None else ()
+    return ("stdout", "json", *gates, "skipped", "error", "errorMessage")
+
+
+def _every_step(workflow: ir.Workflow) -> Iterator[ir.Step]:
+    for step in workflow.steps:
+        yield step
+        if isinstance(step.action, ir.ForEach):
+            yield from step.action.steps
 
 
 def _steps(workflow: ir.Workflow | None, before: str, offset: int) -> list[Candidate] | None:

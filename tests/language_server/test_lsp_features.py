@@ -96,6 +96,14 @@ async def test_diagnostics_with_rule_docs_and_related_steps(client: LanguageClie
     described = caps.publish_diagnostics if caps.diagnostic is None else caps.diagnostic
     if getattr(described, "code_description_support", False):
         assert l301.code_description is not None and l301.code_description.href.endswith("/L301.md")
+    order = "steps:\n  - id: first\n    run: cat\n    stdin: $later.json\n  - id: later\n    run: echo hi\n"
+    uri = open_doc(client, workspace / "order.lobster", order)
+    l102 = next(d for d in await diagnostics(client, uri) if d.code == "L102")
+    if getattr(described, "related_information", False):
+        [where] = l102.related_information
+        assert where.location.range.start == position(order, "later\n") and "`later`" in where.message
+    else:
+        assert l102.related_information is None
 
 
 async def test_diagnostics_follow_edits_and_a_broken_file_keeps_its_outline(client: LanguageClient, workspace: Path) -> None:
@@ -130,7 +138,9 @@ async def test_definition_references_and_hover(client: LanguageClient, workspace
     hover = await client.text_document_hover_async(types.HoverParams(text_document=doc(uri), position=position(FLOW, "where")))
     assert "keep items" in hover.contents.value
     hover = await client.text_document_hover_async(types.HoverParams(text_document=doc(uri), position=position(FLOW, "${repo}", 3)))
-    assert "o/r" in hover.contents.value
+    assert "o/r" in hover.contents.value and "**L301** `raw-arg-in-shell`" in hover.contents.value
+    hover = await client.text_document_hover_async(types.HoverParams(text_document=doc(uri), position=position(FLOW, "id: fetch", 5)))
+    assert "read by: for_each" not in hover.contents.value and "read by: stdin, when, workflow_args" in hover.contents.value
 
 
 async def test_rename_step_compiles_to_the_same_ir(client: LanguageClient, workspace: Path) -> None:
