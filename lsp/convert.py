@@ -8,7 +8,6 @@ from lsprotocol import types
 from pygls.capabilities import get_capability
 
 from lobsterlang.diagnostics import Diagnostic, Edit, Severity
-from lobsterlang.query.names import occurrences
 from lsp.documents import Analysis, uri_of
 
 _SEVERITY = {
@@ -55,17 +54,16 @@ def rule_doc_uri(code: str) -> str | None:
 
 
 def related(diag: Diagnostic, analysis: Analysis) -> list[types.DiagnosticRelatedInformation] | None:
-    """Where the step or arg a finding points at is defined (and other definitions of a duplicated name)."""
+    """Where the steps and args a finding points at are defined (other than under the finding itself)."""
     if analysis.workflow is None:
         return None
-    named = occurrences(analysis.workflow, analysis.text)
-    inside = {(o.kind, o.name) for o in named if diag.span.start <= o.start and o.end <= max(diag.span.end, diag.span.start)}
+    named = analysis.occurrences_in(diag.span.start, max(diag.span.end, diag.span.start))
     found = [
         types.DiagnosticRelatedInformation(
             types.Location(analysis.uri, analysis.positions.range(o.start, o.end)), f"{o.kind} `{o.name}` is defined here"
         )
-        for o in named
-        if o.role == "definition" and (o.kind, o.name) in inside and not diag.span.start <= o.start < diag.span.end
+        for o in analysis.definitions_of({(o.kind, o.name) for o in named})
+        if not diag.span.start <= o.start < diag.span.end
     ]
     return found or None
 

@@ -100,7 +100,8 @@ async def test_diagnostics_with_rule_docs_and_related_steps(client: LanguageClie
     uri = open_doc(client, workspace / "order.lobster", order)
     l102 = next(d for d in await diagnostics(client, uri) if d.code == "L102")
     if getattr(described, "related_information", False):
-        [where] = l102.related_information
+        assert l102.related_information is not None and len(l102.related_information) == 1
+        where = l102.related_information[0]
         assert where.location.range.start == position(order, "later\n") and "`later`" in where.message
     else:
         assert l102.related_information is None
