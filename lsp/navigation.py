@@ -143,7 +143,7 @@ def rename_workspace(ls: LobsterServer, analysis: Analysis, hit: Hit, new: str) 
     from pygls.exceptions import JsonRpcInvalidRequest
 
     assert analysis.workflow is not None and hit.kind in ("step", "arg")
-    problem = rename_problem(analysis.workflow, hit.kind, hit.name, new)
+    problem = rename_problem(analysis.workflow, analysis.text, hit.kind, hit.name, new)
     if problem is not None:
         raise JsonRpcInvalidRequest(problem)
     changes: dict[str, list[types.TextEdit]] = {}

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+
+import pytest
 
 from lobsterlang import ir
 from lobsterlang.compile import compile_workflow
@@ -10,10 +13,10 @@ from lobsterlang.fmt.meaning import meaning
 from lobsterlang.query.at import at_offset
 from lobsterlang.query.complete import completions
 from lobsterlang.query.keys import level_at
-from lobsterlang.query.names import call_args, references
+from lobsterlang.query.names import NameKind, call_args, references
 from lobsterlang.query.outline import symbols
 from lobsterlang.query.recover import compile_recovering
-from lobsterlang.query.rename import rename_edits, rename_problem
+from lobsterlang.query.rename import env_name, rename_edits, rename_problem
 
 FLOW = """\
 args:
@@ -92,9 +95,9 @@ def test_rename_arg_also_renames_its_environment_variable() -> None:
 
 def test_rename_refuses_invalid_and_colliding_names() -> None:
     wf = workflow()
-    assert "already exists" in (rename_problem(wf, "step", "fetch", "gate") or "")
-    assert "not a valid" in (rename_problem(wf, "step", "fetch", "a b") or "")
-    assert rename_problem(wf, "step", "fetch", "grab") is None
+    assert "already exists" in (rename_problem(wf, FLOW, "step", "fetch", "gate") or "")
+    assert "not a valid" in (rename_problem(wf, FLOW, "step", "fetch", "a b") or "")
+    assert rename_problem(wf, FLOW, "step", "fetch", "grab") is None
 
 
 def test_call_args_name_the_sub_workflow_keys() -> None:
@@ -146,3 +149,55 @@ def test_outline_and_recovery_above_a_syntax_error() -> None:
     result, wf = compile_recovering(broken, "flow.lobster")
     assert result.ir is None and wf is not None
     assert [s.name for s in symbols(wf)] == ["args", "fetch", "filter", "gate"]
+
+
+def test_arg_completion_closes_the_brace_only_once() -> None:
+    _, wf = compile_recovering(FLOW, "flow.lobster")
+    open_brace = FLOW + "  - id: x\n    run: echo ${r"
+    assert [c.insert for c in completions(wf, open_brace, len(open_brace))] == ["repo}"]
+    closed = open_brace + "}\n"
+    assert [c.insert for c in completions(wf, closed, len(open_brace))] == ["repo"]
+
+
+def _renamings() -> list[tuple[str, NameKind, str]]:
+    from helpers import EXAMPLES
+
+    from lobsterlang.query.names import occurrences
+
+    cases = []
+    for path in sorted(EXAMPLES.rglob("*.lobster")):
+        text = path.read_text(encoding="utf-8")
+        result = compile_workflow(text, str(path))
+        if result.ir is None:
+            continue
+        names = {(o.kind, o.name) for o in occurrences(result.ir, text) if o.role == "definition"}
+        cases += [(str(path), kind, name) for kind, name in sorted(names)]
+    return cases
+
+
+@pytest.mark.parametrize(("path", "kind", "name"), _renamings())
+def test_every_rename_in_the_examples_keeps_meaning_and_findings(path: str, kind: NameKind, name: str) -> None:
+    from lobsterlang.lint import Config, Source, lint_source
+
+    text = Path(path).read_text(encoding="utf-8")
+    before = compile_workflow(text, path).ir
+    assert before is not None
+    new = "zz-renamed"
+    assert rename_problem(before, text, kind, name, new) is None
+    renamed = apply(text, rename_edits(before, text, kind, name, new))
+    after = compile_workflow(renamed, path).ir
+    assert after is not None
+    undo = {"zz-renamed": name, "ZZ_RENAMED": env_name(name)}
+    assert re.sub("zz-renamed|ZZ_RENAMED", lambda m: undo[m.group()], meaning(after)) == meaning(before)
+
+    def codes(source: str) -> list[str]:
+        return sorted(d.code for d in lint_source(Source(path, source), Config(shellcheck=False)).diagnostics)
+
+    assert codes(renamed) == codes(text)
+
+
+@pytest.mark.parametrize("run", ['"echo \\x24{repo}"', '"echo $LOBSTER_ARG_RE\\x50O"'])
+def test_rename_refuses_names_hidden_behind_yaml_escapes(run: str) -> None:
+    text = f"args:\n  repo:\n    default: x\nsteps:\n  - id: a\n    run: {run}\n"
+    wf = workflow(text)
+    assert "cannot be renamed safely" in (rename_problem(wf, text, "arg", "repo", "repository") or "")

@@ -51,10 +51,12 @@ def completions(workflow: ir.Workflow | None, text: str, offset: int, directory:
     """What can be written at `offset`; `directory` (the file's folder) enables `workflow:` path completion."""
     line_start = text.rfind("\n", 0, offset) + 1
     before = text[line_start:offset]
-    for finder in (_args, _fields, _steps):
-        found = finder(workflow, before, offset)
-        if found is not None:
-            return found
+    closed = text.startswith("}", offset)
+    found = _args(workflow, before, offset, closed)
+    for finder in (_fields, _steps):
+        found = found if found is not None else finder(workflow, before, offset)
+    if found is not None:
+        return found
     value = _VALUE_RE.match(before)
     if (value is not None and value.group(1) == "pipeline") or _in_pipeline(workflow, offset):
         return _pipeline(_pipeline_text(before), offset)
@@ -66,13 +68,14 @@ def completions(workflow: ir.Workflow | None, text: str, offset: int, directory:
     return []
 
 
-def _args(workflow: ir.Workflow | None, before: str, offset: int) -> list[Candidate] | None:
+def _args(workflow: ir.Workflow | None, before: str, offset: int, closed: bool) -> list[Candidate] | None:
+    """`${` → declared args; the `}` is added unless the editor already closed the brace."""
     found = _ARG_RE.search(before)
     if found is None:
         return None
     start = offset - len(found.group(1))
     return [
-        Candidate(a.name, "arg", start, offset, _arg_detail(a), str(a.description or ""), a.name + "}")
+        Candidate(a.name, "arg", start, offset, _arg_detail(a), str(a.description or ""), a.name + ("" if closed else "}"))
         for a in (workflow.args or () if workflow else ())
     ]
 

@@ -42,6 +42,11 @@ def references(workflow: ir.Workflow, text: str, kind: NameKind, name: str) -> l
     return [o for o in occurrences(workflow, text) if o.kind == kind and o.name == name]
 
 
+def unmapped(workflow: ir.Workflow, text: str, kind: NameKind, name: str) -> int:
+    """How many references to `name` cannot be located exactly in `text` (0 in all but contrived YAML escapes)."""
+    return sum(1 for o in _all(workflow) if o.kind == kind and o.name == name and text[o.start : o.end] != name)
+
+
 def step_ids(workflow: ir.Workflow) -> list[str]:
     """Ids of every step, branch and for_each sub-step."""
     return [o.name for o in _definitions(workflow) if o.kind == "step"]

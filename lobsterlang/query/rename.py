@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterator
 
 from lobsterlang import ir
-from lobsterlang.query.names import NameKind, occurrences, references, step_ids
+from lobsterlang.query.names import NameKind, references, step_ids, unmapped
 
 NAME_RE = re.compile(r"[A-Za-z0-9_-]+")
 """What `$id.field` and `${arg}` can name."""
@@ -15,7 +15,7 @@ TextEdit = tuple[int, int, str]
 """Replace `text[start:end]` with the string."""
 
 
-def rename_problem(workflow: ir.Workflow, kind: NameKind, old: str, new: str) -> str | None:
+def rename_problem(workflow: ir.Workflow, text: str, kind: NameKind, old: str, new: str) -> str | None:
     """Why `old` cannot become `new` (None when it can)."""
     if not NAME_RE.fullmatch(new):
         return f"`{new}` is not a valid {kind} name: use letters, digits, `_` and `-`"
@@ -24,6 +24,10 @@ def rename_problem(workflow: ir.Workflow, kind: NameKind, old: str, new: str) ->
         return f"a {kind} named `{new}` already exists"
     if kind == "arg" and new != old and env_name(new) in {env_name(n) for n in taken if n != old}:
         return f"`{new}` would share LOBSTER_ARG_{env_name(new)} with another arg"
+    if unmapped(workflow, text, kind, old):
+        return f"a reference to `{old}` is written with YAML escapes that cannot be renamed safely"
+    if kind == "arg" and env_name(old) and not _env_words_mapped(workflow, text, env_name(old)):
+        return f"LOBSTER_ARG_{env_name(old)} is written with YAML escapes that cannot be renamed safely"
     return None
 
 
@@ -40,14 +44,26 @@ def env_name(arg: str) -> str:
     return re.sub(r"[^A-Z0-9]+", "_", arg.strip().upper()).strip("_")
 
 
+def _env_word(name: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![A-Za-z0-9_])LOBSTER_ARG_{re.escape(name)}(?![A-Za-z0-9_])")
+
+
 def _env_var_edits(workflow: ir.Workflow, text: str, old: str, new: str) -> Iterator[TextEdit]:
-    word = re.compile(rf"(?<![A-Za-z0-9_])LOBSTER_ARG_{re.escape(old)}(?![A-Za-z0-9_])")
+    """The variable's name in the source of each text part: a folded or escaped scalar differs from its value
+    only in whitespace and escapes, never inside such a word (`rename_problem` checks the counts agree)."""
+    word = _env_word(old)
     for part in _text_parts(workflow):
-        if text[part.span.start : part.span.end] != part.value:
-            continue  # an escaped or folded YAML string: offsets inside it are not the file's
-        for found in word.finditer(part.value):
-            start = part.span.start + found.start() + len("LOBSTER_ARG_")
+        for found in word.finditer(text, part.span.start, part.span.end):
+            start = found.start() + len("LOBSTER_ARG_")
             yield (start, start + len(old), new)
+
+
+def _env_words_mapped(workflow: ir.Workflow, text: str, name: str) -> bool:
+    word = _env_word(name)
+    return all(
+        len(word.findall(part.value)) == len(word.findall(text, part.span.start, part.span.end))
+        for part in _text_parts(workflow)
+    )
 
 
 def _text_parts(workflow: ir.Workflow) -> Iterator[ir.Text]:
@@ -91,5 +107,3 @@ def _node_templates(node: ir.Step | ir.Branch) -> Iterator[ir.Template]:
     if isinstance(node.stdin, ir.StdinTemplate):
         yield node.stdin.template
 
-
-__all__ = ["NAME_RE", "TextEdit", "env_name", "occurrences", "rename_edits", "rename_problem", "templates"]
