@@ -201,3 +201,11 @@ def test_rename_refuses_names_hidden_behind_yaml_escapes(run: str) -> None:
     text = f"args:\n  repo:\n    default: x\nsteps:\n  - id: a\n    run: {run}\n"
     wf = workflow(text)
     assert "cannot be renamed safely" in (rename_problem(wf, text, "arg", "repo", "repository") or "")
+
+
+def test_key_completion_leaves_out_keys_already_there() -> None:
+    text = FLOW.replace("    stdin: $fetch.json\n", "    stdin: $fetch.json\n    ti\n")
+    found = labels(text, text.index("    ti\n") + 6)
+    assert "timeout_ms" in found and "pipeline" not in found and "stdin" not in found and "id" not in found
+    top = FLOW + "na"
+    assert "name" in labels(top, len(top)) and "steps" not in labels(top, len(top))

@@ -12,7 +12,7 @@ from typing import Literal
 from lobsterlang import ir
 from lobsterlang.commands.specs import BY_NAME, COMMANDS, CommandSpec
 from lobsterlang.compile import WORKFLOW_SUFFIXES
-from lobsterlang.query.keys import keys_of, level_at
+from lobsterlang.query.keys import keys_of, level_at, sibling_keys
 from lobsterlang.record import Record
 
 CandidateKind = Literal["key", "step", "field", "arg", "command", "flag", "value", "file"]
@@ -220,4 +220,5 @@ def _keys(text: str, offset: int, partial: str) -> list[Candidate]:
     if level is None:
         return []
     start = offset - len(partial)
-    return [Candidate(key, "key", start, offset, level, doc, key + ": ") for key, doc in keys_of(level).items()]
+    taken = sibling_keys(text, offset)
+    return [Candidate(key, "key", start, offset, level, doc, key + ": ") for key, doc in keys_of(level).items() if key not in taken]

@@ -73,6 +73,49 @@ def level_at(text: str, offset: int) -> str | None:
     return _CHILD_LEVEL.get(parent)
 
 
+def sibling_keys(text: str, offset: int) -> set[str]:
+    """The keys already written in the mapping a key typed at `offset` would join (its own line excluded)."""
+    line_start = text.rfind("\n", 0, offset) + 1
+    head = _LINE_RE.match(text, line_start)
+    assert head is not None
+    column = len(head.group(1)) + len(head.group(2) or "")
+    found: set[str] = set()
+    if not head.group(2):
+        _scan(text, line_start, column, found, upward=True)
+    line_end = text.find("\n", offset)
+    if line_end != -1:
+        _scan(text, line_end + 1, column, found, upward=False)
+    return found
+
+
+def _scan(text: str, position: int, column: int, found: set[str], *, upward: bool) -> None:
+    """Collect keys at `column`, line by line, until the mapping ends (a shallower line or the next list item)."""
+    while 0 < position <= len(text) if upward else position < len(text):
+        if upward:
+            end = position - 1
+            position = text.rfind("\n", 0, end) + 1
+        else:
+            end = text.find("\n", position)
+            end = len(text) if end == -1 else end
+        body = text[position:end]
+        next_position = end + 1
+        if body.strip() and not body.lstrip().startswith("#"):
+            line = _LINE_RE.match(body)
+            assert line is not None
+            indent = len(line.group(1))
+            key_column = indent + len(line.group(2) or "")
+            if indent < column and not (line.group(2) and key_column == column and upward):
+                return
+            if line.group(2) and key_column == column and not upward:
+                return  # the next item of the same list
+            if key_column == column and line.group(3):
+                found.add(line.group(3))
+            if line.group(2) and upward and key_column == column:
+                return  # the first line of this item
+        if not upward:
+            position = next_position
+
+
 def _parent_keys(text: str, line_start: int, column: int) -> list[str]:
     """The keys of the enclosing mappings, innermost first (list items are stepped through)."""
     chain: list[str] = []
