@@ -7,7 +7,6 @@ from lobsterlang.commands.specs import BY_NAME, CommandSpec
 from lobsterlang.diagnostics import Diagnostic
 from lobsterlang.query.at import Hit
 from lobsterlang.query.keys import key_doc
-from lobsterlang.query.names import references
 from lobsterlang.query.outline import describe
 from lsp.convert import rule_doc_uri
 from lsp.documents import Analysis
@@ -31,7 +30,7 @@ def hover_text(analysis: Analysis, hit: Hit) -> str | None:
     workflow = analysis.workflow
     assert workflow is not None
     if hit.kind == "step":
-        return _step_doc(workflow, analysis.text, hit.name)
+        return _step_doc(workflow, analysis, hit.name)
     return _arg_doc(workflow, hit.name)
 
 
@@ -74,11 +73,11 @@ def _find_step(workflow: ir.Workflow, name: str) -> ir.Step | ir.Branch | None:
     return None
 
 
-def _step_doc(workflow: ir.Workflow, text: str, name: str) -> str | None:
+def _step_doc(workflow: ir.Workflow, analysis: Analysis, name: str) -> str | None:
     step = _find_step(workflow, name)
     if step is None:
         return None
-    users = sorted({o.field for o in references(workflow, text, "step", name) if o.role == "reference"})
+    users = sorted({o.field for o in analysis.occurrences if o.kind == "step" and o.name == name and o.role == "reference"})
     read = f"\n\nread by: {', '.join(users)}" if users else "\n\nnot referenced"
     inputs = _inputs(step)
     return f"step **{name}**: {describe(step)}" + (f"\n\ninputs: {inputs}" if inputs else "") + read

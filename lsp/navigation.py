@@ -7,7 +7,7 @@ from pathlib import Path
 from lsprotocol import types
 
 from lobsterlang.query.at import Hit, at_offset
-from lobsterlang.query.names import call_args, called_path, references
+from lobsterlang.query.names import call_args, called_path
 from lobsterlang.query.outline import Symbol, flat_symbols, symbols
 from lobsterlang.query.rename import rename_edits, rename_problem
 from lsp.convert import markup
@@ -25,7 +25,7 @@ def hit_at(ls: LobsterServer, uri: str, position: types.Position) -> tuple[Analy
     analysis = ls.current(uri)
     if analysis.workflow is None:
         return analysis, None
-    return analysis, at_offset(analysis.workflow, analysis.text, analysis.positions.offset(position))
+    return analysis, at_offset(analysis.workflow, analysis.text, analysis.positions.offset(position), analysis.occurrences)
 
 
 def locations(ls: LobsterServer, analysis: Analysis, hit: Hit, roles: tuple[str, ...]) -> list[types.Location]:
@@ -35,8 +35,8 @@ def locations(ls: LobsterServer, analysis: Analysis, hit: Hit, roles: tuple[str,
         return [] if target is None else locations(ls, target, Hit("arg", hit.name, 0, 0), roles)
     if (hit.kind != "step" and hit.kind != "arg") or analysis.workflow is None:
         return []
-    named = references(analysis.workflow, analysis.text, hit.kind, hit.name)
-    found = [(analysis, o.start, o.end) for o in named if o.role in roles]
+    named = [o for o in analysis.occurrences if o.kind == hit.kind and o.name == hit.name and o.role in roles]
+    found = [(analysis, o.start, o.end) for o in named]
     if hit.kind == "arg" and "reference" in roles:
         found += callers(ls, analysis, hit.name)
     return [types.Location(a.uri, a.positions.range(start, end)) for a, start, end in found]

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Literal
 
 from lobsterlang import ir
-from lobsterlang.query.names import call_args, occurrences
+from lobsterlang.query.names import Occurrence, call_args, occurrences
 from lobsterlang.record import Record
 
 HitKind = Literal["step", "arg", "call_arg", "command", "flag", "key"]
@@ -29,9 +29,12 @@ class Hit(Record):
     detail: str = ""
 
 
-def at_offset(workflow: ir.Workflow, text: str, offset: int) -> Hit | None:
-    """The innermost named thing whose span holds `offset` (an offset just past a name still counts)."""
-    for occ in occurrences(workflow, text):
+def at_offset(workflow: ir.Workflow, text: str, offset: int, named: list[Occurrence] | None = None) -> Hit | None:
+    """The innermost named thing whose span holds `offset` (an offset just past a name still counts).
+
+    `named` is `occurrences(workflow, text)` when the caller keeps it (it is worked out otherwise).
+    """
+    for occ in occurrences(workflow, text) if named is None else named:
         if occ.contains(offset):
             return Hit(occ.kind, occ.name, occ.start, occ.end, occ.role)
     for call in call_args(workflow, text):
