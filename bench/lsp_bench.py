@@ -1,8 +1,9 @@
 """Drive `lobster lsp` over stdio like an editor and report latency percentiles and memory.
 
-A 500-step file: open it, make 50 edits (waiting for each edit's diagnostics), ask 50 completions and
-50 hovers. A workspace of 200 files that all call one sub-workflow: rename that sub-workflow's arg
-(every caller's `workflow_args` key changes), then open all 200 files and read the server's RSS.
+A project with a 500-step file and a folder of 200 files that all call one sub-workflow. The editor starts
+the server on it (which compiles the workspace in the background), opens the 500-step file, makes 50 edits
+(waiting for each edit's diagnostics), asks 50 completions and 50 hovers; then renames the sub-workflow's
+arg (every caller's `workflow_args` key changes), opens all 200 files and reads the server's RSS.
 
     python bench/lsp_bench.py [--files 200] [--steps 500] [--edits 50]
 
@@ -95,8 +96,7 @@ async def timed(work: object) -> float:
 
 async def big_file(editor: Editor, root: Path, steps: int, edits: int) -> dict[str, list[float]]:
     path = root / "big.lobster"
-    text = workflow("lsp-bench", steps)
-    path.write_text(text)
+    text = path.read_text()
     event = editor.expect(path.as_uri())
     uri = editor.open(path)
     await event.wait()
@@ -118,7 +118,9 @@ async def big_file(editor: Editor, root: Path, steps: int, edits: int) -> dict[s
     return {"diagnostics after debounce": diag, "completion": completion, "hover": hover}
 
 
-async def workspace(editor: Editor, root: Path, files: int) -> tuple[float, int, float]:
+def write_project(root: Path, files: int, steps: int) -> list[Path]:
+    """The 500-step file, and a folder of `files` workflows that all call `child.lobster`."""
+    (root / "big.lobster").write_text(workflow("lsp-bench", steps))
     folder = root / "ws"
     folder.mkdir()
     (folder / "child.lobster").write_text(CHILD)
@@ -127,6 +129,11 @@ async def workspace(editor: Editor, root: Path, files: int) -> tuple[float, int,
         text = path.read_text()
         arg = text.split("args:\n  ", 1)[1].split(":", 1)[0]
         path.write_text(text + CALL % arg)
+    return paths
+
+
+async def workspace(editor: Editor, root: Path, paths: list[Path]) -> tuple[float, int, float]:
+    folder = root / "ws"
     child = editor.open(folder / "child.lobster")
     params = types.RenameParams(text_document=types.TextDocumentIdentifier(child), position=position(CHILD, CHILD.index("target")),
                                 new_name="branch")
@@ -150,11 +157,12 @@ def summary(name: str, values: list[float]) -> str:
 async def main(files: int, steps: int, edits: int) -> None:
     with tempfile.TemporaryDirectory(prefix="lsp-bench-") as tmp:
         root = Path(tmp)
+        paths = write_project(root, files, steps)
         editor = Editor()
         await editor.start(root)
         try:
             figures = await big_file(editor, root, steps, edits)
-            rename_ms, changed, rss = await workspace(editor, root, files)
+            rename_ms, changed, rss = await workspace(editor, root, paths)
         finally:
             await editor.stop()
     print(f"lobsterlang: {build_kind()}; {steps}-step file, {edits} edits; workspace of {files} files; debounce {DEBOUNCE_SECONDS * 1000:.0f} ms")

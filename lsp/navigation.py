@@ -48,13 +48,7 @@ def callee(ls: LobsterServer, analysis: Analysis, written: str) -> Analysis | No
 
 
 def analysis_of(ls: LobsterServer, path: Path) -> Analysis | None:
-    uri = uri_of(path)
-    try:
-        document = ls.workspace.get_text_document(uri)
-        text = document.source
-    except (OSError, UnicodeDecodeError):
-        return None
-    return ls.documents.analysis(uri, text, document.version)
+    return ls.analysis_of(path)
 
 
 def callers(ls: LobsterServer, callee_analysis: Analysis, arg: str) -> list[tuple[Analysis, int, int]]:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
+from pathlib import Path
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
@@ -13,9 +15,11 @@ from pygls.lsp.server import LanguageServer
 
 from lobsterlang import __version__
 from lsp.convert import Capabilities, diagnostic
-from lsp.documents import Analysis, Documents
+from lsp.documents import Analysis, Documents, uri_of, workspace_files
 
 DEBOUNCE_SECONDS = 0.2
+INDEX_LIMIT = 5000
+"""Workflow files compiled ahead of time; a bigger workspace compiles the rest when a request needs them."""
 CONFIG_GLOBS = ("**/.lobster.toml", "**/pyproject.toml")
 
 logger = logging.getLogger(__name__)
@@ -29,11 +33,31 @@ class LobsterServer(LanguageServer):
         self.documents = Documents()
         self.pending: dict[str, asyncio.Task[None]] = {}
         self.debounce = DEBOUNCE_SECONDS
+        self.indexing: asyncio.Task[None] | None = None
 
     def current(self, uri: str) -> Analysis:
         """The analysis of the document's current text."""
         document = self.workspace.get_text_document(uri)
         return self.documents.analysis(uri, document.source, document.version)
+
+    def analysis_of(self, path: Path) -> Analysis | None:
+        """The analysis of a workspace file: its editor text when it is open, else what is on disk."""
+        uri = uri_of(path)
+        try:
+            document = self.workspace.get_text_document(uri)
+            text = document.source
+        except (OSError, UnicodeDecodeError):
+            return None
+        return self.documents.analysis(uri, text, document.version)
+
+    async def index_workspace(self) -> None:
+        """Compile every workflow file of the workspace once, between requests, so that the first rename or
+        workspace symbol search does not have to."""
+        for path in itertools.islice(workspace_files(self.root_paths()), INDEX_LIMIT):
+            analysis = self.analysis_of(path)
+            if analysis is not None:
+                _ = analysis.occurrences  # compiles, and indexes the names
+            await asyncio.sleep(0)
 
     @property
     def pull(self) -> bool:
@@ -89,6 +113,7 @@ def build() -> LobsterServer:
 def _register_sync(server: LobsterServer) -> None:
     @server.feature(types.INITIALIZED)
     async def initialized(ls: LobsterServer, params: types.InitializedParams) -> None:
+        ls.indexing = asyncio.get_event_loop().create_task(ls.index_workspace())
         if get_capability(ls.client_capabilities, "workspace.did_change_watched_files.dynamic_registration", False):
             watchers = [types.FileSystemWatcher(glob_pattern=glob) for glob in CONFIG_GLOBS]
             options = types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers)
