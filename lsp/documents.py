@@ -97,7 +97,8 @@ class Documents:
         self._analyses: dict[str, Analysis] = {}
         self._last_good: dict[str, ir.Workflow] = {}
         self._configs: dict[Path, Config] = {}
-        self.config_errors: dict[str, str] = {}
+        self._config_errors: dict[str, str] = {}
+        self._shown_errors: set[str] = set()
         self.dirty: set[str] = set()
 
     def analysis(self, uri: str, text: str, version: int | None) -> Analysis:
@@ -142,19 +143,24 @@ class Documents:
             found = find_config(directory)
             config = load_config(found)
         except ConfigError as exc:
-            self.config_errors[str(directory)] = str(exc)
+            self._config_errors[str(directory)] = str(exc)
             return Config()
-        self.config_errors.pop(str(directory), None)
+        self._config_errors.pop(str(directory), None)
         return config
+
+    def new_config_errors(self) -> list[str]:
+        """Config problems not reported yet (each message once, until the configs are reloaded)."""
+        fresh = sorted(set(self._config_errors.values()) - self._shown_errors)
+        self._shown_errors.update(fresh)
+        return fresh
 
     def reload_configs(self) -> None:
         """Forget configs and findings: a config file changed."""
         self._configs.clear()
+        self._config_errors.clear()
+        self._shown_errors.clear()
         for analysis in self._analyses.values():
             analysis.findings = None
-
-    def open_analyses(self) -> list[Analysis]:
-        return list(self._analyses.values())
 
 
 def workspace_files(roots: list[str]) -> Iterator[Path]:

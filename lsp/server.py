@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import logging
+import time
 from pathlib import Path
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
 from pygls.exceptions import JsonRpcContentModified, JsonRpcException
 from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
 
 from lobsterlang import __version__
 from lsp.convert import Capabilities, diagnostic
@@ -34,6 +35,7 @@ class LobsterServer(LanguageServer):
         self.pending: dict[str, asyncio.Task[None]] = {}
         self.debounce = DEBOUNCE_SECONDS
         self.indexing: asyncio.Task[None] | None = None
+        self.changed_at: dict[str, float] = {}
 
     def current(self, uri: str) -> Analysis:
         """The analysis of the document's current text."""
@@ -82,21 +84,23 @@ class LobsterServer(LanguageServer):
 
     async def _publish(self, uri: str, delay: float) -> None:
         await asyncio.sleep(delay)
-        with contextlib.suppress(KeyError):  # closed meanwhile
-            version = self.workspace.get_text_document(uri).version
-            params = types.PublishDiagnosticsParams(uri, self.lsp_diagnostics(uri), version)
-            self.text_document_publish_diagnostics(params)
+        version = self.workspace.get_text_document(uri).version
+        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, self.lsp_diagnostics(uri), version))
         self.pending.pop(uri, None)
+        self.report_config_errors()
+
+    def report_config_errors(self) -> None:
+        """Show each broken config file once (its files are linted with the defaults meanwhile)."""
+        for message in self.documents.new_config_errors():
+            self.window_show_message(types.ShowMessageParams(types.MessageType.Warning, f"lobster: {message}"))
+
+    def wait_for_quiet(self, uri: str) -> float:
+        """How long until the debounce after the document's last change is over."""
+        return max(0.0, self.changed_at.get(uri, 0.0) + self.debounce - time.monotonic())
 
     def root_paths(self) -> list[str]:
-        folders = self.workspace.folders.values()
-        return [f for f in (uri_path(folder.uri) for folder in folders) if f] or [p for p in [self.workspace.root_path] if p]
-
-
-def uri_path(uri: str) -> str | None:
-    from pygls.uris import to_fs_path
-
-    return to_fs_path(uri)
+        folders = [to_fs_path(folder.uri) for folder in self.workspace.folders.values()]
+        return [f for f in folders if f] or [p for p in [self.workspace.root_path] if p]
 
 
 def build() -> LobsterServer:
@@ -131,6 +135,7 @@ def _register_sync(server: LobsterServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: LobsterServer, params: types.DidChangeTextDocumentParams) -> None:
         ls.documents.dirty.add(params.text_document.uri)
+        ls.changed_at[params.text_document.uri] = time.monotonic()
         ls.schedule(params.text_document.uri, ls.debounce)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
@@ -152,8 +157,8 @@ def _register_sync(server: LobsterServer) -> None:
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def config_changed(ls: LobsterServer, params: types.DidChangeWatchedFilesParams) -> None:
         ls.documents.reload_configs()
-        for analysis in ls.documents.open_analyses():
-            ls.schedule(analysis.uri, 0)
+        for uri in list(ls.workspace.text_documents):
+            ls.schedule(uri, 0)
         if ls.pull and get_capability(ls.client_capabilities, "workspace.diagnostics.refresh_support", False):
             ls.workspace_diagnostic_refresh(None)
 
@@ -163,11 +168,12 @@ def _register_sync(server: LobsterServer) -> None:
     async def pull_diagnostics(ls: LobsterServer, params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport:
         uri = params.text_document.uri
         version = ls.workspace.get_text_document(uri).version
-        if uri in ls.documents.dirty:
-            await asyncio.sleep(ls.debounce)  # a newer change makes the client cancel this request
+        await asyncio.sleep(ls.wait_for_quiet(uri))  # the client cancels this request when it sends a newer change
         if ls.workspace.get_text_document(uri).version != version:
             raise JsonRpcContentModified("the document changed; pull again")
-        return types.RelatedFullDocumentDiagnosticReport(items=ls.lsp_diagnostics(uri))
+        items = ls.lsp_diagnostics(uri)
+        ls.report_config_errors()
+        return types.RelatedFullDocumentDiagnosticReport(items=items)
 
 
 def main() -> None:

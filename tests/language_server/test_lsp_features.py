@@ -275,3 +275,17 @@ async def test_a_stale_pull_is_answered_with_content_modified(client: LanguageCl
     with pytest.raises(Exception, match="changed"):
         await pending
     assert await diagnostics(client, uri)
+
+
+async def test_a_broken_config_is_shown_once_and_the_defaults_apply(client: LanguageClient, workspace: Path) -> None:
+    folder = workspace / "misconfigured"
+    folder.mkdir(exist_ok=True)
+    (folder / ".lobster.toml").write_text("[lint]\nselect = 3\n")
+    uri = open_doc(client, folder / "flow.lobster", FLOW)
+    assert "L301" in {d.code for d in await diagnostics(client, uri)}
+    for _ in range(100):
+        if any("select must be a list" in m.message for m in client.messages):
+            break
+        await asyncio.sleep(0.02)
+    shown = [m for m in client.messages if "select must be a list" in m.message]
+    assert len(shown) == 1 and shown[0].type == types.MessageType.Warning
