@@ -5,13 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidRequest
 
 from lobsterlang.query.at import Hit, at_offset
 from lobsterlang.query.names import call_args, called_path
 from lobsterlang.query.outline import Symbol, flat_symbols, symbols
 from lobsterlang.query.rename import rename_edits, rename_problem
 from lsp.convert import markup
-from lsp.documents import Analysis, uri_of, workspace_files
+from lsp.documents import Analysis, workspace_files
 from lsp.hovers import hover_text, rule_notes
 from lsp.server import LobsterServer
 
@@ -43,38 +44,22 @@ def locations(ls: LobsterServer, analysis: Analysis, hit: Hit, roles: tuple[str,
 
 
 def callee(ls: LobsterServer, analysis: Analysis, written: str) -> Analysis | None:
-    path = called_path(analysis.path, written)
-    return analysis_of(ls, path)
-
-
-def analysis_of(ls: LobsterServer, path: Path) -> Analysis | None:
-    return ls.analysis_of(path)
+    return ls.analysis_of(called_path(analysis.path, written))
 
 
 def callers(ls: LobsterServer, callee_analysis: Analysis, arg: str) -> list[tuple[Analysis, int, int]]:
-    """`workflow_args` keys naming `arg` in workspace files that call this file."""
+    """`workflow_args` keys naming `arg` in workspace files that call this file (files that do not mention its
+    name are not compiled)."""
     me = Path(callee_analysis.path).resolve()
     found = []
     for path in workspace_files(ls.root_paths()):
-        if path.resolve() == me or me.name not in _quick_text(ls, path):
-            continue
-        other = analysis_of(ls, path)
-        if other is None or other.workflow is None:
+        other = ls.analysis_of(path) if path.resolve() != me else None
+        if other is None or me.name not in other.text or other.workflow is None:
             continue
         for call in call_args(other.workflow, other.text):
             if call.name == arg and called_path(other.path, call.path) == me:
                 found.append((other, call.start, call.end))
     return found
-
-
-def _quick_text(ls: LobsterServer, path: Path) -> str:
-    uri = uri_of(path)
-    if uri in ls.workspace.text_documents:
-        return str(ls.workspace.text_documents[uri].source)
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return ""
 
 
 def register(server: LobsterServer) -> None:
@@ -92,21 +77,23 @@ def register(server: LobsterServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
     def prepare_rename(ls: LobsterServer, params: types.PrepareRenameParams) -> types.PrepareRenamePlaceholder | None:
         analysis, hit = hit_at(ls, params.text_document.uri, params.position)
-        if hit is None or hit.kind not in ("step", "arg") or not analysis.result.ok:
+        if hit is None or hit.kind not in ("step", "arg"):
             return None
+        if not analysis.result.ok:
+            raise JsonRpcInvalidRequest("the file has errors: fix them before renaming")
         return types.PrepareRenamePlaceholder(analysis.positions.range(hit.start, hit.end), hit.name)
 
     @server.feature(types.TEXT_DOCUMENT_RENAME)
     def rename(ls: LobsterServer, params: types.RenameParams) -> types.WorkspaceEdit | None:
         analysis, hit = hit_at(ls, params.text_document.uri, params.position)
-        if hit is None or hit.kind not in ("step", "arg") or analysis.workflow is None or not analysis.result.ok:
+        if hit is None or hit.kind not in ("step", "arg") or not analysis.result.ok:
             return None
         return rename_workspace(ls, analysis, hit, params.new_name)
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     def hover(ls: LobsterServer, params: types.HoverParams) -> types.Hover | None:
         analysis, hit = hit_at(ls, params.text_document.uri, params.position)
-        notes = rule_notes(ls.documents.findings(analysis), analysis.positions.offset(params.position))
+        notes = rule_notes(analysis.findings or (), analysis.positions.offset(params.position))
         texts = [t for t in [hover_text(analysis, hit) if hit else None, *(note for _, note in notes)] if t]
         if not texts:
             return None
@@ -123,7 +110,7 @@ def register(server: LobsterServer) -> None:
         query = params.query.lower()
         found = []
         for path in workspace_files(ls.root_paths()):
-            analysis = analysis_of(ls, path)
+            analysis = ls.analysis_of(path)
             if analysis is None or analysis.workflow is None:
                 continue
             for s in flat_symbols(analysis.workflow):
@@ -134,14 +121,14 @@ def register(server: LobsterServer) -> None:
 
 
 def rename_workspace(ls: LobsterServer, analysis: Analysis, hit: Hit, new: str) -> types.WorkspaceEdit:
-    from pygls.exceptions import JsonRpcInvalidRequest
-
-    assert analysis.workflow is not None and hit.kind in ("step", "arg")
-    problem = rename_problem(analysis.workflow, analysis.text, hit.kind, hit.name, new)
+    """The edits of a rename in this file and, for an arg, in the files that call it; refused with the reason."""
+    workflow = analysis.result.ir
+    assert workflow is not None and hit.kind in ("step", "arg")
+    problem = rename_problem(workflow, analysis.text, hit.kind, hit.name, new)
     if problem is not None:
         raise JsonRpcInvalidRequest(problem)
     changes: dict[str, list[types.TextEdit]] = {}
-    for start, end, text in rename_edits(analysis.workflow, analysis.text, hit.kind, hit.name, new):
+    for start, end, text in rename_edits(workflow, analysis.text, hit.kind, hit.name, new):
         changes.setdefault(analysis.uri, []).append(types.TextEdit(analysis.positions.range(start, end), text))
     if hit.kind == "arg":
         for other, start, end in callers(ls, analysis, hit.name):

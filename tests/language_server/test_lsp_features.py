@@ -127,6 +127,7 @@ async def test_diagnostics_follow_edits_and_a_broken_file_keeps_its_outline(clie
 
 async def test_definition_references_and_hover(client: LanguageClient, workspace: Path) -> None:
     uri = open_doc(client, workspace / "flow.lobster")
+    await diagnostics(client, uri)  # hover names the rules of the findings the editor shows
     at_ref = position(FLOW, "$fetch.json", 2)
     targets = await client.text_document_definition_async(types.DefinitionParams(text_document=doc(uri), position=at_ref))
     assert isinstance(targets, list) and len(targets) == 1
@@ -289,3 +290,14 @@ async def test_a_broken_config_is_shown_once_and_the_defaults_apply(client: Lang
         await asyncio.sleep(0.02)
     shown = [m for m in client.messages if "select must be a list" in m.message]
     assert len(shown) == 1 and shown[0].type == types.MessageType.Warning
+
+
+async def test_prepare_rename_explains_a_file_with_errors(client: LanguageClient, workspace: Path) -> None:
+    text = FLOW.replace("  - id: child\n", "  - id: fetch\n")  # a duplicate id: the file does not compile
+    uri = open_doc(client, workspace / "duplicate.lobster", text)
+    where = position(text, "$filter.json", 2)
+    with pytest.raises(Exception, match="has errors"):
+        await client.text_document_prepare_rename_async(types.PrepareRenameParams(text_document=doc(uri), position=where))
+    nothing = await client.text_document_prepare_rename_async(
+        types.PrepareRenameParams(text_document=doc(uri), position=position(text, "gh pr")))
+    assert nothing is None
