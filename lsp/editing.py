@@ -6,16 +6,19 @@ from lsprotocol import types
 
 from lobsterlang import ir
 from lobsterlang.compile import compile_workflow
-from lobsterlang.diagnostics import Diagnostic
+from lobsterlang.diagnostics import Diagnostic, Fix
 from lobsterlang.fmt import FormatError, format_step, format_text
 from lobsterlang.fmt.api import verified
 from lobsterlang.fmt.meaning import same_meaning
+from lobsterlang.lint.fixes import apply_fixes
 from lobsterlang.query.outline import Symbol, flat_symbols
 from lsp.convert import diagnostic, text_edit
 from lsp.documents import Analysis
 from lsp.server import LobsterServer
 
 QUICKFIX, REFACTOR = types.CodeActionKind.QuickFix, types.CodeActionKind.RefactorRewrite
+FIX_ALL = "source.fixAll.lobster"
+SUPPRESSIBLE = 5
 
 
 def whole_document(analysis: Analysis) -> list[types.TextEdit] | None:
@@ -53,12 +56,27 @@ def steps_in_range(analysis: Analysis, start: int, end: int) -> list[types.TextE
             if analysis.text[s.start : s.end] != new]
 
 
+def is_safe(fix: Fix) -> bool:
+    """Fixes are safe unless the linter marks them otherwise (an `applicability` the linter may add)."""
+    return "unsafe" not in str(getattr(fix, "applicability", "safe")).lower()
+
+
+def fix_all(analysis: Analysis, findings: tuple[Diagnostic, ...]) -> types.CodeAction | None:
+    """Every safe fix of the file at once (`lobster lint --fix`), for editors that fix on save."""
+    safe = [d for d in findings if d.fix is not None and d.fix.edits and is_safe(d.fix)]
+    if not safe:
+        return None
+    fixed, count = apply_fixes(analysis.text, safe)
+    edit = types.WorkspaceEdit(changes={analysis.uri: [types.TextEdit(analysis.positions.range(0, len(analysis.text)), fixed)]})
+    return types.CodeAction(f"Apply {count} safe lobster fix(es)", kind=FIX_ALL, edit=edit)
+
+
 def fix_actions(analysis: Analysis, findings: list[tuple[Diagnostic, types.Diagnostic]]) -> list[types.CodeAction]:
     actions = []
     for diag, shown in findings:
         if diag.fix is None or not diag.fix.edits:
             continue
-        safe = "unsafe" not in str(getattr(diag.fix, "applicability", "safe")).lower()
+        safe = is_safe(diag.fix)
         title = diag.fix.message if safe else f"{diag.fix.message} (unsafe: may change behaviour)"
         edit = types.WorkspaceEdit(changes={analysis.uri: [text_edit(e, analysis) for e in diag.fix.edits]})
         actions.append(types.CodeAction(title, kind=QUICKFIX, diagnostics=[shown], edit=edit, is_preferred=safe))
@@ -67,11 +85,15 @@ def fix_actions(analysis: Analysis, findings: list[tuple[Diagnostic, types.Diagn
 
 def suppress_actions(analysis: Analysis, findings: list[tuple[Diagnostic, types.Diagnostic]]) -> list[types.CodeAction]:
     """`# lobster: ignore[CODE]` at the end of the finding's line, or above its step; offered only when the file still
-    means the same with the comment."""
+    means the same with the comment (each check compiles the file: at most `SUPPRESSIBLE` findings per request)."""
     actions = []
+    seen: set[tuple[str, int]] = set()
     for diag, shown in findings:
         if diag.is_error and not diag.code.startswith("L"):
             continue  # a compile error stays an error at run time: hiding it would mislead
+        if (diag.code, diag.span.line) in seen or len(seen) == SUPPRESSIBLE:
+            continue
+        seen.add((diag.code, diag.span.line))
         comment = f"# lobster: ignore[{diag.code}]"
         line_end = analysis.text.find("\n", diag.span.start)
         line_end = len(analysis.text) if line_end == -1 else line_end
@@ -127,6 +149,11 @@ def approval_action(analysis: Analysis, offset: int) -> types.CodeAction | None:
     return types.CodeAction(f"Add an approval step before {unit.id} ({effect})", kind=REFACTOR, edit=edit)
 
 
+def _kind(kind: object) -> str:
+    """A code action kind as its string (lsprotocol gives enum members for the standard ones)."""
+    return str(getattr(kind, "value", kind))
+
+
 def _gated(workflow: ir.Workflow, index: int) -> bool:
     return index > 0 and workflow.steps[index - 1].approval is not None
 
@@ -142,7 +169,7 @@ def register(server: LobsterServer) -> None:
         start, end = (analysis.positions.offset(p) for p in (params.range.start, params.range.end))
         return steps_in_range(analysis, start, end)
 
-    kinds = [QUICKFIX, REFACTOR]
+    kinds = [QUICKFIX, REFACTOR, FIX_ALL]
 
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=kinds))
     def code_actions(ls: LobsterServer, params: types.CodeActionParams) -> list[types.CodeAction]:
@@ -152,5 +179,6 @@ def register(server: LobsterServer) -> None:
         findings = [(d, diagnostic(d, analysis, caps)) for d in ls.documents.findings(analysis)
                     if d.span.start <= end and start <= d.span.end]
         found = fix_actions(analysis, findings) + suppress_actions(analysis, findings)
-        approval = approval_action(analysis, start)
-        return found + ([approval] if approval else [])
+        extra = [approval_action(analysis, start), fix_all(analysis, ls.documents.findings(analysis))]
+        wanted = [_kind(w) for w in params.context.only or ()]
+        return [a for a in found + [e for e in extra if e] if not wanted or any(_kind(a.kind).startswith(w) for w in wanted)]

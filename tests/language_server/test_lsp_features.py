@@ -301,3 +301,16 @@ async def test_prepare_rename_explains_a_file_with_errors(client: LanguageClient
     nothing = await client.text_document_prepare_rename_async(
         types.PrepareRenameParams(text_document=doc(uri), position=position(text, "gh pr")))
     assert nothing is None
+
+
+async def test_fix_all_applies_every_safe_fix_when_asked_for_alone(client: LanguageClient, workspace: Path) -> None:
+    uri = open_doc(client, workspace / "flow.lobster")
+    whole = types.Range(types.Position(0, 0), types.Position(0, 0))
+    context = types.CodeActionContext(diagnostics=[], only=[types.CodeActionKind.SourceFixAll])
+    actions = await client.text_document_code_action_async(types.CodeActionParams(text_document=doc(uri), range=whole, context=context))
+    assert actions is not None and len(actions) == 1
+    action = actions[0]
+    assert isinstance(action, types.CodeAction)
+    fixed = apply_edits(FLOW, action.edit.changes[uri])
+    assert "${repo}" not in fixed and "LOBSTER_ARG_REPO" in fixed
+    assert compile_workflow(fixed, "flow.lobster").ok
