@@ -107,17 +107,21 @@ def register(server: LobsterServer) -> None:
 
     @server.feature(types.WORKSPACE_SYMBOL)
     def workspace_symbols(ls: LobsterServer, params: types.WorkspaceSymbolParams) -> list[types.WorkspaceSymbol]:
-        query = params.query.lower()
-        found = []
-        for path in workspace_files(ls.root_paths()):
-            analysis = ls.analysis_of(path)
-            if analysis is None or analysis.workflow is None:
-                continue
-            for s in flat_symbols(analysis.workflow):
-                if query in s.name.lower():
-                    where = types.Location(analysis.uri, analysis.positions.range(s.name_start, s.name_end))
-                    found.append(types.WorkspaceSymbol(location=where, name=s.name, kind=_SYMBOL_KIND[s.kind], container_name=path.name))
-        return found
+        return workspace_symbol_list(ls, params.query)
+
+
+def workspace_symbol_list(ls: LobsterServer, query: str) -> list[types.WorkspaceSymbol]:
+    """Args and steps of every workflow file in the workspace whose name contains `query` (case-insensitive)."""
+    found = []
+    for path in workspace_files(ls.root_paths()):
+        analysis = ls.analysis_of(path)
+        if analysis is None or analysis.workflow is None:
+            continue
+        for s in flat_symbols(analysis.workflow):
+            if query.lower() in s.name.lower():
+                where = types.Location(analysis.uri, analysis.positions.range(s.name_start, s.name_end))
+                found.append(types.WorkspaceSymbol(location=where, name=s.name, kind=_SYMBOL_KIND[s.kind], container_name=path.name))
+    return found
 
 
 def rename_workspace(ls: LobsterServer, analysis: Analysis, hit: Hit, new: str) -> types.WorkspaceEdit:

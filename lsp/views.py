@@ -72,6 +72,12 @@ def _ref_tokens(workflow: ir.Workflow) -> Iterator[Token]:
     for template in templates(workflow):
         for part in template.refs:
             yield (part.span.start, part.span.end, "variable" if isinstance(part, ir.ArgRef) else "property")
+    for step in _all_steps(workflow):
+        sources = [step.stdin, step.action.source if isinstance(step.action, ir.ForEach) else None]
+        sources += [b.stdin for b in step.action.branches] if isinstance(step.action, ir.Parallel) else []
+        for source in sources:
+            if isinstance(source, ir.StdinRef):
+                yield (source.ref.span.start, source.ref.span.end, "property")
 
 
 def _condition_tokens(workflow: ir.Workflow, text: str) -> Iterator[Token]:

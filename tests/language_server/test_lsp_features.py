@@ -215,6 +215,15 @@ async def test_semantic_tokens_of_a_pipeline(client: LanguageClient, workspace: 
     legend = ["function", "parameter", "string", "operator", "variable", "property"]
     kinds = {legend[data[i + 3]] for i in range(0, len(data), 5)}
     assert kinds == set(legend)
+    line = char = 0
+    decoded = []
+    for i in range(0, len(data), 5):
+        line, char = line + data[i], (char if data[i] == 0 else 0) + data[i + 1]
+        decoded.append((line, char, data[i + 2], legend[data[i + 3]]))
+    stdin = position(FLOW, "$fetch.json")
+    assert (stdin.line, stdin.character, len("$fetch.json"), "property") in decoded
+    bar = position(FLOW, "| where")
+    assert (bar.line, bar.character, 1, "operator") in decoded
 
 
 async def test_folding_links_inlay_hints_and_lenses(client: LanguageClient, workspace: Path) -> None:
