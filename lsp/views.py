@@ -125,7 +125,7 @@ def inlay_hints(analysis: Analysis, start: int, end: int) -> list[types.InlayHin
     for stage in pipeline_stages(workflow):
         spec = BY_NAME.get(stage.name.value)
         given = {a.name for a in stage.args if isinstance(a, ir.Flag)}
-        omitted = [f"--{f.name} {f.default}" for f in spec.flags if f.default and f.name not in given] if spec else []
+        omitted = [f"--{f.name} {f.default}" for f in spec.flags if f.default and given.isdisjoint((f.name, *f.aliases))] if spec else []
         if omitted and start <= stage.span.end <= end:
             label = " ".join(omitted)
             hints.append(types.InlayHint(analysis.positions.position(stage.span.end), f" {label}", padding_left=True,

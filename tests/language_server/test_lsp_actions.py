@@ -79,3 +79,12 @@ def test_no_approval_offered_where_there_is_no_side_effect_or_one_already() -> N
 def test_capabilities_follow_the_client() -> None:
     bare = Capabilities(types.ClientCapabilities(), pull=False)
     assert not bare.related and not bare.code_description and not bare.completion_markdown
+
+
+def test_inlay_hints_show_defaults_of_flags_left_out() -> None:
+    from lsp.views import inlay_hints
+
+    text = "steps:\n  - id: a\n    pipeline: exec --json --shell 'ls' | head\n  - id: b\n    pipeline: exec --json --shell 'ls' | head --n 3\n"
+    _, analysis = analysis_of(text)
+    labels = [(h.position.line, str(h.label)) for h in inlay_hints(analysis, 0, len(text))]
+    assert labels == [(2, " --n 10")]
