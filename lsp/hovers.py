@@ -27,6 +27,8 @@ def hover_text(analysis: Analysis, hit: Hit) -> str | None:
         return f"`{hit.detail} --{flag.name}` ({flag.kind}){default}\n\n{flag.help}{choices}"
     if hit.kind == "key":
         return key_doc(hit.name) or None
+    if hit.kind == "call_arg":
+        return f"arg **{hit.name}** of the sub-workflow `{hit.detail}` (go to definition opens it)"
     workflow = analysis.workflow
     assert workflow is not None
     if hit.kind == "step":

@@ -209,3 +209,8 @@ def test_key_completion_leaves_out_keys_already_there() -> None:
     assert "timeout_ms" in found and "pipeline" not in found and "stdin" not in found and "id" not in found
     top = FLOW + "na"
     assert "name" in labels(top, len(top)) and "steps" not in labels(top, len(top))
+
+
+def test_a_bar_inside_quotes_does_not_start_a_stage() -> None:
+    text = FLOW + "  - id: x\n    pipeline: exec --shell 'a | b' --"
+    assert "--json" in labels(text, len(text))

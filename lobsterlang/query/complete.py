@@ -164,8 +164,21 @@ def _pipeline_text(before: str) -> str:
     return value.group(2).lstrip("\"'>|- ") if value is not None and value.group(1) == "pipeline" else before
 
 
+def last_stage(text: str) -> str:
+    """The text after the last `|` that is outside quotes (the stage being typed)."""
+    quote, start = "", 0
+    for index, char in enumerate(text):
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char == "|":
+            start = index + 1
+    return text[start:]
+
+
 def _pipeline(text: str, offset: int) -> list[Candidate]:
-    stage = re.split(r"(?<!\\)\|", text)[-1]
+    stage = last_stage(text)
     words = stage.split()
     partial = "" if not words or stage[-1:].isspace() else words[-1]
     done = words[:-1] if partial else words
