@@ -165,6 +165,9 @@ async def test_rename_arg_reaches_the_callers_workflow_args(client: LanguageClie
     assert "${person}" in child and "LOBSTER_ARG_PERSON" in child and "  person:" in child
     parent = apply_edits(FLOW, result.changes[uri_of(workspace, "flow.lobster")])
     assert "      person: $fetch.stdout" in parent
+    flow = open_doc(client, workspace / "flow.lobster")
+    targets = await client.text_document_definition_async(types.DefinitionParams(text_document=doc(flow), position=position(FLOW, "who:")))
+    assert [(t.uri, t.range.start) for t in targets] == [(uri, position(CHILD, "who:"))]
 
 
 async def test_formatting_whole_document_and_range(client: LanguageClient, workspace: Path) -> None:
