@@ -12,6 +12,7 @@ from typing import Literal
 from lobsterlang import ir
 from lobsterlang.commands.specs import BY_NAME, COMMANDS, CommandSpec
 from lobsterlang.compile import WORKFLOW_SUFFIXES
+from lobsterlang.query.at import actions
 from lobsterlang.query.keys import keys_of, level_at, sibling_keys
 from lobsterlang.record import Record
 
@@ -51,10 +52,11 @@ def completions(workflow: ir.Workflow | None, text: str, offset: int, directory:
     """What can be written at `offset`; `directory` (the file's folder) enables `workflow:` path completion."""
     line_start = text.rfind("\n", 0, offset) + 1
     before = text[line_start:offset]
-    closed = text.startswith("}", offset)
-    found = _args(workflow, before, offset, closed)
-    for finder in (_fields, _steps):
-        found = found if found is not None else finder(workflow, before, offset)
+    found = _args(workflow, before, offset, closed=text.startswith("}", offset))
+    if found is None:
+        found = _fields(workflow, before, offset)
+    if found is None:
+        found = _steps(workflow, before, offset)
     if found is not None:
         return found
     value = _VALUE_RE.match(before)
@@ -152,8 +154,6 @@ def _kind(action: ir.Action | None, step: ir.Step) -> str:
 
 
 def _in_pipeline(workflow: ir.Workflow | None, offset: int) -> bool:
-    from lobsterlang.query.at import actions
-
     if workflow is None:
         return False
     return any(isinstance(a, ir.PipelineRun) and a.span.start < offset <= a.span.end for a in actions(workflow))
