@@ -88,3 +88,15 @@ def test_inlay_hints_show_defaults_of_flags_left_out() -> None:
     _, analysis = analysis_of(text)
     labels = [(h.position.line, str(h.label)) for h in inlay_hints(analysis, 0, len(text))]
     assert labels == [(2, " --n 10")]
+
+
+def test_the_added_approval_gates_the_side_effect_for_the_linter_too() -> None:
+    text = "steps:\n  - id: fetch\n    run: echo hi\n  - id: post\n    run: curl -X POST https://example.com/hook\n"
+    documents, analysis = analysis_of(text)
+    assert "L401" in {d.code for d in documents.findings(analysis)}
+    action = approval_action(analysis, text.index("curl"))
+    assert action is not None and action.edit is not None and action.edit.changes is not None
+    [edit] = action.edit.changes[analysis.uri]
+    gated = text.replace("  - id: post\n", edit.new_text + "  - id: post\n")
+    later = documents.analysis(analysis.uri, gated, 2)
+    assert later.result.ok and "L401" not in {d.code for d in documents.findings(later)}
