@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 
 from lobsterlang import ir
+from lobsterlang.cli.completion import complete_paths
 from lobsterlang.cli.files import write_atomic
 from lobsterlang.cli.fmt_jobs import Job, converted_name, examine_all, examine_bytes
 from lobsterlang.cli.options import COLOR_OPTION, FORMAT_OPTION
@@ -40,9 +41,9 @@ class _Options:
 
 
 @click.command("fmt")
-@click.argument("paths", nargs=-1, metavar="[PATHS]...")
+@click.argument("paths", nargs=-1, metavar="[PATHS]...", shell_complete=complete_paths)
 @click.option("--check", is_flag=True, help="Change nothing; list the files that would change and exit 1 if any.")
-@click.option("--diff", "show_diff", is_flag=True, help="Change nothing; print a unified diff of the changes.")
+@click.option("--diff", "show_diff", is_flag=True, help="Change nothing; print a unified diff of the changes and exit 1 if any.")
 @click.option("--stdin-filename", metavar="NAME", help="Name for `-` in messages (a .json name keeps JSON).")
 @click.option("--to", "to", type=click.Choice(["yaml"]), help="Convert JSON workflow files to YAML (`x.json` becomes `x.lobster`).")
 @click.option("--from-ir", "from_ir", metavar="IR_JSON", help="Print a canonical .lobster file for IR JSON (`-`: stdin).")
@@ -58,7 +59,7 @@ def fmt_command(
     Directories are searched for *.lobster, *.lobster.yaml, *.lobster.yml and *.lobster.json;
     other .yaml, .yml and .json files are formatted when named. A file with compile errors is
     never rewritten: its errors are reported. Exit 0 when done (or, with --check, when nothing
-    would change), 1 when a file would change under --check or has errors, 2 on usage errors.
+    would change), 1 when a file would change under --check or --diff or has errors, 2 on usage errors.
     """
     if from_ir is not None:
         if paths:
@@ -74,7 +75,7 @@ def fmt_command(
     jobs = examine_all([str(p) for p in _collect(paths)], options.to_yaml, verify=options.writes)
     outcomes = [_report(job, options) for job in jobs]
     _summary(outcomes, options)
-    failed = "failed" in outcomes or (check and "changed" in outcomes)
+    failed = "failed" in outcomes or ((check or show_diff) and "changed" in outcomes)
     ctx.exit(1 if failed else 0)
 
 
@@ -153,6 +154,7 @@ def _format_stdin(name: str, options: _Options) -> int:
     changed = job.outcome == "changed"
     if options.diff and changed:
         click.echo(_unified_diff(job.source, job.text, name, target), nl=False)
+        return 1
     if options.check:
         if changed:
             click.echo(f"would reformat {name}")

@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from lobsterlang.interpret.gatestate import is_expired
 from lobsterlang.interpret.state import StateStore
 from lobsterlang.interpret.workflow.journal import RunLog, list_runs
 
@@ -20,6 +21,8 @@ def run_row(log: RunLog) -> dict[str, Any]:
         "workflow": log.start.get("filePath"),
         "lastCompletedStep": log.last_done,
         "waitingGate": halted.get("step"),
+        "expiresAt": halted.get("expiresAt"),
+        "expired": is_expired(halted.get("expiresAt")),
         "uncertainStep": log.uncertain[1] if log.uncertain else None,
         "startedAt": log.start.get("startedAt"),
     }
@@ -27,7 +30,7 @@ def run_row(log: RunLog) -> dict[str, Any]:
 
 def _status(row: dict[str, Any]) -> str:
     if row["waitingGate"]:
-        return f"waiting at {row['waitingGate']}"
+        return f"expired at {row['waitingGate']}" if row["expired"] else f"waiting at {row['waitingGate']}"
     if row["uncertainStep"]:
         return f"interrupted in {row['uncertainStep']}"
     return "interrupted"
@@ -39,7 +42,8 @@ def runs_command(as_json: bool) -> None:
     """List workflow runs that did not finish: id, workflow, last completed step, gate, start time.
 
     Continue one with `lobster resume --run ID` (add --retry-step or --skip-step when a step
-    was interrupted), or answer its gate with --approve yes|no / --response-json.
+    was interrupted), or answer its gate with --approve yes|no / --response-json. A gate past
+    its expiry is listed as `expired`: it can only be cancelled (--cancel).
     """
     rows = [run_row(log) for log in list_runs(StateStore.from_env(os.environ))]
     if as_json:

@@ -90,7 +90,7 @@ def _run_argv(request: dict[str, Any]) -> list[str]:
         argv += ["--args-json", args_json]
     elif args_json is not None and not isinstance(args_json, str):
         raise ToolCallError("run --args-json must be valid JSON", "parse_error")
-    return [*argv, pipeline.strip()]
+    return [*argv, "--", pipeline.strip()]  # `--`: a pipeline that starts with `-` is never read as an option
 
 
 def _resume_argv(request: dict[str, Any]) -> list[str]:

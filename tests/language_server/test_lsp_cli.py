@@ -30,7 +30,7 @@ def test_other_commands_never_import_the_language_server() -> None:
 
 def test_missing_extra_is_a_clear_error() -> None:
     proc = python("import sys; sys.modules['pygls'] = None\nfrom lobsterlang.cli import main\nraise SystemExit(main(['lsp']))")
-    assert proc.returncode == 1
+    assert proc.returncode == 2
     assert "pip install 'lobsterlang[lsp]'" in proc.stderr and "Traceback" not in proc.stderr
 
 

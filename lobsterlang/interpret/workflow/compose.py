@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from lobsterlang import ir
 from lobsterlang.interpret.process import Cancellation
 from lobsterlang.interpret.values import stringify
-from lobsterlang.interpret.workflow.context import Frame, resolve_args
+from lobsterlang.interpret.workflow.context import Frame, check_required_args, resolve_args
 from lobsterlang.interpret.workflow.errors import WorkflowError
 from lobsterlang.interpret.workflow.loader import load_workflow
 from lobsterlang.interpret.workflow.refs import Record, make_record
@@ -42,10 +42,12 @@ def run_child(
 
     path = child_path(runner, step, call)
     workflow, _ = load_workflow(path)
-    frame = Frame(
-        workflow, path, resolve_args(workflow, child_args(call, runner.scope())), env, cwd, cancel,
-        (*runner.frame.stack, path),
-    )
+    args = resolve_args(workflow, child_args(call, runner.scope()))
+    try:
+        check_required_args(workflow, args)
+    except WorkflowError as exc:
+        raise WorkflowError(f"Workflow step {step.id}: {path}: {exc}") from None
+    frame = Frame(workflow, path, args, env, cwd, cancel, (*runner.frame.stack, path))
     outcome = ChildRunner(frame, runner.opts).run()
     if outcome.halt is not None:
         what = "input" if outcome.halt.is_input else "approval"

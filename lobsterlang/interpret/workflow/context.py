@@ -61,6 +61,17 @@ def resolve_args(workflow: ir.Workflow, given: Any) -> dict[str, Any]:
     return js_key_order(args)
 
 
+def check_required_args(workflow: ir.Workflow, args: Mapping[str, Any]) -> None:
+    """Refuse, naming every one, args declared `required: true` that have no value (WorkflowUsageError)."""
+    from lobsterlang.interpret.workflow.errors import WorkflowUsageError
+
+    missing = [a.name for a in workflow.args or () if a.required is True and a.name not in args]
+    if missing:
+        names = ", ".join(missing)
+        example = ", ".join(f'"{name}": …' for name in missing)
+        raise WorkflowUsageError(f"missing required arg{'s' if len(missing) > 1 else ''}: {names} (give {'them' if len(missing) > 1 else 'it'} with --args-json '{{{example}}}')")
+
+
 def _is_index(key: str) -> bool:
     return key.isascii() and key.isdigit() and (key == "0" or not key.startswith("0")) and int(key) < 2**32 - 1
 

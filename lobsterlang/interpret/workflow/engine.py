@@ -15,7 +15,7 @@ from lobsterlang.interpret.workflow.conditions import should_run
 from lobsterlang.interpret.workflow.context import Frame, Options
 from lobsterlang.interpret.workflow.cost import CostTracker
 from lobsterlang.interpret.workflow.env import apply_env
-from lobsterlang.interpret.workflow.errors import StepTimeout, Unrecoverable, WorkflowError
+from lobsterlang.interpret.workflow.errors import StepTimeout, Unrecoverable, WorkflowError, locate
 from lobsterlang.interpret.workflow.records import output_items, synthetic_record
 from lobsterlang.interpret.workflow.refs import Record, make_record
 from lobsterlang.interpret.workflow.retry import policy, with_retry
@@ -87,7 +87,11 @@ class Runner:
         for index in range(start, len(self.steps)):
             step = self.steps[index]
             self.frame.cancel.check()
-            kind, halt = self.run_step(index, step)
+            try:
+                kind, halt = self.run_step(index, step)
+            except (WorkflowError, LobsterRunError) as exc:
+                locate(exc, step, self.frame)
+                raise
             if kind != "skipped" and step.input is None:
                 self.count_cost(step)
             if halt is not None:
