@@ -18,7 +18,8 @@ from lobsterlang.query.recover import compile_recovering
 from lobsterlang.record import replace
 from lsp.positions import PositionMap
 
-WORKSPACE_SUFFIXES = (".lobster",)
+WORKSPACE_SUFFIXES = (".lobster", ".lobster.yaml", ".lobster.yml", ".lobster.json")
+"""The names the VS Code extension opens as Lobster; other files are served when an editor opens them."""
 _SKIPPED_DIRS = frozenset({"node_modules", "__pycache__", "venv"})
 
 
