@@ -11,8 +11,9 @@ from lobsterlang.fmt import FormatError, format_step, format_text
 from lobsterlang.fmt.api import verified
 from lobsterlang.fmt.meaning import same_meaning
 from lobsterlang.lint.fixes import apply_fixes
+from lobsterlang.query.fixes import findings_in_range, fixes_in_range
 from lobsterlang.query.outline import Symbol, flat_symbols
-from lsp.convert import diagnostic, text_edit
+from lsp.convert import Capabilities, diagnostic, text_edit
 from lsp.documents import Analysis
 from lsp.server import LobsterServer
 
@@ -63,7 +64,7 @@ def is_safe(fix: Fix) -> bool:
 
 def fix_all(analysis: Analysis, findings: tuple[Diagnostic, ...]) -> types.CodeAction | None:
     """Every safe fix of the file at once (`lobster lint --fix`), for editors that fix on save."""
-    safe = [d for d in findings if d.fix is not None and d.fix.edits and is_safe(d.fix)]
+    safe = [d for d in fixes_in_range(findings, 0, len(analysis.text)) if d.fix is not None and is_safe(d.fix)]
     if not safe:
         return None
     fixed, count = apply_fixes(analysis.text, safe)
@@ -71,11 +72,12 @@ def fix_all(analysis: Analysis, findings: tuple[Diagnostic, ...]) -> types.CodeA
     return types.CodeAction(f"Apply {count} safe lobster fix(es)", kind=FIX_ALL, edit=edit)
 
 
-def fix_actions(analysis: Analysis, findings: list[tuple[Diagnostic, types.Diagnostic]]) -> list[types.CodeAction]:
+def fix_actions(analysis: Analysis, fixes: list[Diagnostic], caps: Capabilities) -> list[types.CodeAction]:
+    """A quick fix per finding with a fix (`fixes_in_range`)."""
     actions = []
-    for diag, shown in findings:
-        if diag.fix is None or not diag.fix.edits:
-            continue
+    for diag in fixes:
+        assert diag.fix is not None
+        shown = diagnostic(diag, analysis, caps)
         safe = is_safe(diag.fix)
         title = diag.fix.message if safe else f"{diag.fix.message} (unsafe: may change behaviour)"
         edit = types.WorkspaceEdit(changes={analysis.uri: [text_edit(e, analysis) for e in diag.fix.edits]})
@@ -83,12 +85,12 @@ def fix_actions(analysis: Analysis, findings: list[tuple[Diagnostic, types.Diagn
     return actions
 
 
-def suppress_actions(analysis: Analysis, findings: list[tuple[Diagnostic, types.Diagnostic]]) -> list[types.CodeAction]:
+def suppress_actions(analysis: Analysis, findings: list[Diagnostic], caps: Capabilities) -> list[types.CodeAction]:
     """`# lobster: ignore[CODE]` at the end of the finding's line, or above its step; offered only when the file still
     means the same with the comment (each check compiles the file: at most `SUPPRESSIBLE` findings per request)."""
     actions = []
     seen: set[tuple[str, int]] = set()
-    for diag, shown in findings:
+    for diag in findings:
         if diag.is_error and not diag.code.startswith("L"):
             continue  # a compile error stays an error at run time: hiding it would mislead
         if (diag.code, diag.span.line) in seen or len(seen) == SUPPRESSIBLE:
@@ -106,7 +108,7 @@ def suppress_actions(analysis: Analysis, findings: list[tuple[Diagnostic, types.
         for title, start, end, new in candidates:
             if _same_meaning(analysis, start, end, new):
                 edit = types.WorkspaceEdit(changes={analysis.uri: [types.TextEdit(analysis.positions.range(start, end), new)]})
-                actions.append(types.CodeAction(title, kind=QUICKFIX, diagnostics=[shown], edit=edit))
+                actions.append(types.CodeAction(title, kind=QUICKFIX, diagnostics=[diagnostic(diag, analysis, caps)], edit=edit))
     return actions
 
 
@@ -175,10 +177,9 @@ def register(server: LobsterServer) -> None:
     def code_actions(ls: LobsterServer, params: types.CodeActionParams) -> list[types.CodeAction]:
         analysis = ls.current(params.text_document.uri)
         start, end = (analysis.positions.offset(p) for p in (params.range.start, params.range.end))
-        caps = ls.caps()
-        findings = [(d, diagnostic(d, analysis, caps)) for d in ls.documents.findings(analysis)
-                    if d.span.start <= end and start <= d.span.end]
-        found = fix_actions(analysis, findings) + suppress_actions(analysis, findings)
-        extra = [approval_action(analysis, start), fix_all(analysis, ls.documents.findings(analysis))]
+        everything, caps = ls.documents.findings(analysis), ls.caps()
+        found = fix_actions(analysis, fixes_in_range(everything, start, end), caps)
+        found += suppress_actions(analysis, findings_in_range(everything, start, end), caps)
+        extra = [approval_action(analysis, start), fix_all(analysis, everything)]
         wanted = [_kind(w) for w in params.context.only or ()]
         return [a for a in found + [e for e in extra if e] if not wanted or any(_kind(a.kind).startswith(w) for w in wanted)]

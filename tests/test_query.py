@@ -214,3 +214,14 @@ def test_key_completion_leaves_out_keys_already_there() -> None:
 def test_a_bar_inside_quotes_does_not_start_a_stage() -> None:
     text = FLOW + "  - id: x\n    pipeline: exec --shell 'a | b' --"
     assert "--json" in labels(text, len(text))
+
+
+def test_findings_and_fixes_in_a_range() -> None:
+    from lobsterlang.lint import Config, Source, lint_source
+    from lobsterlang.query.fixes import findings_in_range, fixes_in_range
+
+    found = lint_source(Source("flow.lobster", FLOW), Config(shellcheck=False)).diagnostics
+    at_ref = FLOW.index("${repo}") + 2
+    assert {d.code for d in fixes_in_range(found, at_ref, at_ref)} == {"L301"}
+    assert fixes_in_range(found, 0, FLOW.index("steps:")) == []
+    assert len(findings_in_range(found, 0, len(FLOW))) == len(found)

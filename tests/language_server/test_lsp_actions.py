@@ -35,8 +35,7 @@ def analysis_of(text: str) -> tuple[Documents, Analysis]:
     return documents, documents.analysis(uri, text, 1)
 
 
-def shown(diag: Diagnostic) -> types.Diagnostic:
-    return types.Diagnostic(types.Range(types.Position(0, 0), types.Position(0, 1)), diag.message)
+CAPS = Capabilities(types.ClientCapabilities(), pull=False)
 
 
 def test_unsafe_fixes_are_labelled_and_never_preferred() -> None:
@@ -44,7 +43,7 @@ def test_unsafe_fixes_are_labelled_and_never_preferred() -> None:
     span = LineIndex(BLOCK).span(0, 4)
     safe = Diagnostic("L999", Severity.WARNING, "m", span, Fix("quote it", (Edit(span, "x"),)))
     unsafe = Diagnostic("L999", Severity.WARNING, "m", span, UnsafeFix("rewrite it", (Edit(span, "x"),)))
-    first, second = fix_actions(analysis, [(safe, shown(safe)), (unsafe, shown(unsafe))])
+    first, second = fix_actions(analysis, [safe, unsafe], CAPS)
     assert (first.title, first.is_preferred) == ("quote it", True)
     assert second.title.startswith("rewrite it (unsafe") and not second.is_preferred
 
@@ -53,14 +52,14 @@ def test_a_line_comment_inside_a_block_script_is_not_offered() -> None:
     documents, analysis = analysis_of(BLOCK)
     findings = [d for d in documents.findings(analysis) if d.code == "L301"]
     assert findings, "the raw ${who} in the script is a finding"
-    titles = [a.title for a in suppress_actions(analysis, [(d, shown(d)) for d in findings])]
+    titles = [a.title for a in suppress_actions(analysis, findings, CAPS)]
     assert titles == ["Suppress L301 for step greet"]
 
 
 def test_suppressing_for_the_step_silences_the_finding() -> None:
     documents, analysis = analysis_of(BLOCK)
     [finding] = [d for d in documents.findings(analysis) if d.code == "L301"]
-    [action] = suppress_actions(analysis, [(finding, shown(finding))])
+    [action] = suppress_actions(analysis, [finding], CAPS)
     assert action.edit is not None and action.edit.changes is not None
     [edit] = action.edit.changes[analysis.uri]
     text = BLOCK.replace("  - id: greet\n", edit.new_text + "  - id: greet\n")
