@@ -117,7 +117,7 @@ def build() -> LobsterServer:
 def _register_sync(server: LobsterServer) -> None:
     @server.feature(types.INITIALIZED)
     async def initialized(ls: LobsterServer, params: types.InitializedParams) -> None:
-        ls.indexing = asyncio.get_event_loop().create_task(ls.index_workspace())
+        ls.indexing = asyncio.get_event_loop().create_task(ls.index_workspace())  # kept: a task needs a reference
         if get_capability(ls.client_capabilities, "workspace.did_change_watched_files.dynamic_registration", False):
             watchers = [types.FileSystemWatcher(glob_pattern=glob) for glob in CONFIG_GLOBS]
             options = types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers)
@@ -141,8 +141,7 @@ def _register_sync(server: LobsterServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: LobsterServer, params: types.DidSaveTextDocumentParams) -> None:
         ls.documents.dirty.discard(params.text_document.uri)
-        if params.text_document.uri.endswith(".toml"):
-            ls.documents.reload_configs()
+        ls.documents.reload_configs()  # for clients that cannot watch the config files
         ls.schedule(params.text_document.uri, 0)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
