@@ -326,3 +326,16 @@ async def test_fix_all_applies_every_safe_fix_when_asked_for_alone(client: Langu
     fixed = apply_edits(FLOW, action.edit.changes[uri])
     assert "${repo}" not in fixed and "LOBSTER_ARG_REPO" in fixed
     assert compile_workflow(fixed, "flow.lobster").ok
+
+
+async def test_configs_are_reloaded_on_save_for_clients_that_cannot_watch(client: LanguageClient, workspace: Path) -> None:
+    folder = workspace / "saved"
+    folder.mkdir(exist_ok=True)
+    config = folder / ".lobster.toml"
+    config.write_text('[lint]\nignore = ["L301"]\n')
+    uri = open_doc(client, folder / "flow.lobster", FLOW)
+    assert "L301" not in {d.code for d in await diagnostics(client, uri)}
+    config.write_text("[lint]\nignore = []\n")
+    forget_push(client, uri)
+    client.text_document_did_save(types.DidSaveTextDocumentParams(doc(uri)))
+    assert "L301" in {d.code for d in await diagnostics(client, uri)}
