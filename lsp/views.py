@@ -144,6 +144,7 @@ def dry_run_text(analysis: Analysis) -> str:
     """What `lobster run --dry-run FILE` prints for the document (its current text, args at their defaults)."""
     import os
 
+    from lobsterlang.interpret.errors import LobsterRunError
     from lobsterlang.interpret.process import Cancellation
     from lobsterlang.interpret.workflow.context import Frame, resolve_args
     from lobsterlang.interpret.workflow.errors import WorkflowError
@@ -160,6 +161,8 @@ def dry_run_text(analysis: Analysis) -> str:
         return describe_plan(frame, 0)
     except WorkflowError as exc:
         return f"Error: {exc}"
+    except LobsterRunError as exc:
+        return f"Error: {exc.message}"
 
 
 def graph(analysis: Analysis, fmt: str) -> dict[str, str]:

@@ -99,3 +99,12 @@ def test_the_added_approval_gates_the_side_effect_for_the_linter_too() -> None:
     gated = text.replace("  - id: post\n", edit.new_text + "  - id: post\n")
     later = documents.analysis(analysis.uri, gated, 2)
     assert later.result.ok and "L401" not in {d.code for d in documents.findings(later)}
+
+
+def test_dry_run_of_a_workflow_that_fails_to_plan_is_an_error_text() -> None:
+    from lsp.views import dry_run_text
+
+    _, analysis = analysis_of("steps:\n  - id: p\n    pipeline: nosuchcmd --x\n")
+    assert dry_run_text(analysis) == "Error: Workflow step p pipeline references unknown command: nosuchcmd"
+    _, analysis = analysis_of("steps: [")
+    assert dry_run_text(analysis).startswith("Error: ")
