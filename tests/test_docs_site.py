@@ -39,3 +39,4 @@ def test_links_out_of_docs_resolve_only_to_existing_repository_files() -> None:
     assert repo_path("language.md", "../grammar/nope.lark") is None, "a broken link is left for mkdocs to report"
     assert repo_path("rules/L101.md", "../lint.md") is None, "links inside docs/ are mkdocs's own"
     assert repo_path("language.md", "../../etc/passwd") is None
+    assert repo_path("editors.md", "../bench/README.md") == ROOT / "bench" / "README.md"

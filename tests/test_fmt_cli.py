@@ -14,7 +14,7 @@ from lobsterlang.fmt import format_text
 
 Capture = pytest.CaptureFixture[str]
 MESSY = "steps:\n- run: echo hi|cat\n  id: a\nname: messy  # the name\n"
-CLEAN = "name: messy  # the name\nsteps:\n  - id: a\n    run: echo hi|cat\n"
+CLEAN = "steps:\n  - run: echo hi|cat\n    id: a\nname: messy  # the name\n"
 BROKEN = "steps:\n  - id: a\n    run: echo\n    pipeline: json\n"
 
 
@@ -41,7 +41,7 @@ def test_diff_prints_a_unified_diff(tmp_path: Path, capsys: Capture) -> None:
     assert main(["fmt", "--diff", str(path)]) == 1  # like `lint --diff` and `fmt --check`: 1 when something would change
     out = capsys.readouterr().out
     assert out.startswith(f"--- {path}\n+++ {path} (formatted)\n")
-    assert "-- run: echo hi|cat\n" in out and "+    run: echo hi|cat\n" in out
+    assert "-- run: echo hi|cat\n" in out and "+  - run: echo hi|cat\n" in out
     assert path.read_text(encoding="utf-8") == MESSY
 
 

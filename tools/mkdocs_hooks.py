@@ -3,7 +3,8 @@
 On GitHub those links open the file in the repository. The site has no repository to link to (the project
 has no public home yet), so each linked repository file is published under `repo/` in the site and the link
 is pointed there; a link to a directory or to a Markdown file (which mkdocs would render as a page with
-broken links) becomes plain text. A link to a missing file is left alone, so the strict build fails on it.
+broken links) becomes plain text, unless a page includes it whole (INCLUDED). A link to a missing file is
+left alone, so the strict build fails on it.
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ from mkdocs.structure.pages import Page
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 SITE_DIR = "repo"
-_LINK = re.compile(r"\[(?P<text>[^\]]*)\]\((?P<target>\.\./[^)#\s]+)\)")
+INCLUDED = {"bench/README.md": "speed.md"}
+"""Repository Markdown files that a docs page includes whole (pymdownx.snippets): links go to that page."""
+_LINK = re.compile(r"\[(?P<text>[^\]]*)\]\((?P<target>\.\./[^)#\s]+)(?P<anchor>#[^)\s]*)?\)")
 
 
 def repo_path(page_src: str, target: str) -> Path | None:
@@ -54,9 +57,14 @@ def on_page_markdown(markdown: str, page: Page, config: Any, files: Files) -> st
         path = repo_path(page.file.src_uri, match["target"])
         if path is None:
             return match[0]
+        page_dir = posixpath.dirname(page.file.src_uri) or "."
+        including = INCLUDED.get(path.relative_to(ROOT).as_posix())
+        if including is not None:
+            return f"[{match['text']}]({posixpath.relpath(including, page_dir)}{match['anchor'] or ''})"
         if not _publishable(path):
             return match["text"]
         published = f"{SITE_DIR}/{path.relative_to(ROOT).as_posix()}"
-        return f"[{match['text']}]({posixpath.relpath(published, posixpath.dirname(page.file.src_uri) or '.')})"
+        relative = posixpath.relpath(published, page_dir)
+        return f"[{match['text']}]({relative}{match['anchor'] or ''})"
 
     return _LINK.sub(rewrite, markdown)

@@ -24,6 +24,7 @@ Usage:
   lobster runs [--json]                                   list unfinished workflow runs (resume --run ID)
   lobster tool [--workspace DIR]                          answer one embedded tool request (JSON on stdin)
   lobster mcp [--workspace DIR]                           serve the tool call over MCP (stdio)
+  lobster lsp                                             start the language server (stdio; the `lsp` extra)
   lobster doctor                                          self-check in tool mode
   lobster version                                         print the version
   lobster help [COMMAND]                                  show help (also: COMMAND --help)

@@ -22,6 +22,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "doctor": "lobsterlang.cli.runtime_cmds:doctor_command",
     "tool": "lobsterlang.cli.runtime_cmds:tool_command",
     "mcp": "lobsterlang.cli.runtime_cmds:mcp_command",
+    "lsp": "lobsterlang.cli.lsp_cmd:lsp_command",
 }
 """Command name → `module:attribute`. A command's imports cost nothing until it runs."""
 

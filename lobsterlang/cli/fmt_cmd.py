@@ -1,4 +1,4 @@
-"""`lobster fmt`: rewrite workflow files in canonical form, or check or diff them; IR JSON to a .lobster file."""
+"""`lobster fmt`: format workflow files in place (settings from `[tool.lobster.fmt]`), or check or diff them; IR JSON to a .lobster file."""
 
 from __future__ import annotations
 
@@ -17,7 +17,9 @@ from lobsterlang.cli.fmt_jobs import Job, converted_name, examine_all, examine_b
 from lobsterlang.cli.options import COLOR_OPTION, FORMAT_OPTION
 from lobsterlang.cli.output import print_diagnostics
 from lobsterlang.compile import WORKFLOW_SUFFIXES
+from lobsterlang.config_file import ConfigError
 from lobsterlang.fmt.api import emit, is_json_path
+from lobsterlang.fmt.config import style_for
 from lobsterlang.ir_codec import from_json
 from lobsterlang.report import Report
 
@@ -146,8 +148,13 @@ def _unified_diff(old: str, new: str, path: str, target: str) -> str:
 
 def _format_stdin(name: str, options: _Options) -> int:
     target = converted_name(name) if options.to_yaml and is_json_path(name) else name
+    try:
+        style = style_for(Path(name if name != "<stdin>" else "stdin.lobster"))
+    except ConfigError as exc:
+        click.echo(f"{name}: not formatted: {exc}", err=True)
+        return 1
     data = sys.stdin.buffer.read()
-    job = examine_bytes(data, name, target, verify=not (options.check or options.diff))
+    job = examine_bytes(data, name, target, not (options.check or options.diff), style)
     if job.outcome == "failed":
         _print_failure(job, options)
         return 1

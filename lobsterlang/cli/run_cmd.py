@@ -13,8 +13,8 @@ from lobsterlang.cli.usage import USAGE_EXIT, did_you_mean, print_usage_error, w
 from lobsterlang.compile import WORKFLOW_SUFFIXES
 
 RUN_USAGE = "[--mode human|tool] [--dry-run] [--raw-args] [--approval-ttl D] [--args-json JSON] ('<pipeline>' | FILE | --file FILE | -)"
-_VALUED = ("mode", "file", "args-json", "approval-ttl")
-_OPTIONS = ("--mode", "--file", "--args-json", "--approval-ttl", "--dry-run", "--raw-args", "--help", "-h", "--")
+_VALUED = ("mode", "file", "args-json", "approval-ttl", "max-output-bytes")
+_OPTIONS = ("--mode", "--file", "--args-json", "--approval-ttl", "--max-output-bytes", "--dry-run", "--raw-args", "--help", "-h", "--")
 _MODES = ("human", "tool")
 
 
@@ -33,6 +33,7 @@ class RunArgs:
         self.raw_args = False
         self.approval_ttl: str | None = None
         self.help = False
+        self.max_output_bytes: str | None = None
         self.words: list[str] = []
 
     @property
@@ -113,6 +114,8 @@ def _set(parsed: RunArgs, name: str, value: str) -> None:
         parsed.file = value
     elif name == "approval-ttl":
         parsed.approval_ttl = value
+    elif name == "max-output-bytes":
+        parsed.max_output_bytes = value
     else:
         parsed.args_json = value
 
@@ -137,11 +140,25 @@ def run_main(argv: list[str]) -> int:
         problem = _approval_ttl_problem(parsed)
         if problem is not None:
             return problem
-        path = parsed.workflow_file()
-        if path is None and not parsed.words:
+        if parsed.workflow_file() is None and not parsed.words:
             raise RunUsageError("give a pipeline, a workflow file, or `-` to read the pipeline from stdin")
     except RunUsageError as exc:
         return _usage_error(str(exc), tool)
+    if parsed.max_output_bytes is None:
+        return _run_parsed(parsed)
+    from lobsterlang.interpret.outputcap import cap_from_flag
+
+    with cap_from_flag(parsed.max_output_bytes) as cap_problem:
+        if cap_problem is not None:
+            from lobsterlang.interpret.errors import UsageError
+            from lobsterlang.interpret.pipeline.frontend import report_error
+
+            return report_error(UsageError(cap_problem), parsed.mode, sys.stdout, sys.stderr)
+        return _run_parsed(parsed)
+
+
+def _run_parsed(parsed: RunArgs) -> int:
+    path = parsed.workflow_file()
     if path is not None:
         return _run_workflow(path, parsed)
     from lobsterlang.interpret.pipeline.frontend import run_pipeline_text

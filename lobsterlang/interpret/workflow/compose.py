@@ -6,6 +6,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from lobsterlang import ir
+from lobsterlang.interpret.confine import outside_message
 from lobsterlang.interpret.process import Cancellation
 from lobsterlang.interpret.values import stringify
 from lobsterlang.interpret.workflow.context import Frame, check_required_args, resolve_args
@@ -24,6 +25,9 @@ def child_path(runner: Runner, step: ir.Step, call: ir.WorkflowCall) -> str:
     if not os.path.exists(path):
         raise WorkflowError(f"Workflow step {step.id} workflow file not found: {os.path.normpath(path)}")
     canonical = os.path.realpath(path)
+    outside = outside_message(f"Workflow step {step.id} workflow file", canonical, runner.frame.base_env)
+    if outside is not None:
+        raise WorkflowError(outside)
     if canonical in runner.frame.stack:
         raise WorkflowError(f"Workflow step {step.id} creates a cycle: {canonical} is already being executed")
     return canonical
@@ -47,7 +51,10 @@ def run_child(
         check_required_args(workflow, args)
     except WorkflowError as exc:
         raise WorkflowError(f"Workflow step {step.id}: {path}: {exc}") from None
-    frame = Frame(workflow, path, args, env, cwd, cancel, (*runner.frame.stack, path))
+    frame = Frame(
+        workflow, path, args, env, cwd, cancel, (*runner.frame.stack, path),
+        key_path=(*runner.frame.key_path, step.id),
+    )
     outcome = ChildRunner(frame, runner.opts).run()
     if outcome.halt is not None:
         what = "input" if outcome.halt.is_input else "approval"

@@ -92,9 +92,9 @@ def run_file(path: str, args_json: str | None, mode: str, dry_run: bool, raw_arg
 
 def _run(path: str, args_json: str | None, console: Console, dry_run: bool, raw_args: bool, cancel: Cancellation) -> int:
     given = parse_args_json(args_json)
-    check_path(path)
-    workflow, _ = load_workflow(path)
     env = dict(os.environ)
+    check_path(path, env)
+    workflow, _ = load_workflow(path)
     opts = Options(
         mode=console.mode, raw_args=raw_args, interactive=not console.tool and stdin_is_tty(),
         store=StateStore.from_env(env), cancel=cancel, err=console.err,

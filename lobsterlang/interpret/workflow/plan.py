@@ -17,7 +17,7 @@ from lobsterlang.interpret.workflow.context import Frame
 from lobsterlang.interpret.workflow.errors import WorkflowError, locate
 from lobsterlang.interpret.workflow.refs import Record, lookup
 from lobsterlang.interpret.workflow.retry import policy
-from lobsterlang.interpret.workflow.templates import STEP_REF, Scope, render_shell
+from lobsterlang.interpret.workflow.templates import STEP_REF, Scope, check_shell_args, render_shell
 
 OUTPUT_REF = re.compile(r"\$[A-Za-z0-9_-]+\.(?:stdout|json)(?![A-Za-z0-9_])")
 WHOLE_OUTPUT_REF = re.compile(r"\$[A-Za-z0-9_-]+\.(?:stdout|json)")
@@ -122,6 +122,7 @@ class Planner:
             if self.check_pipeline(action, f"Workflow step {step.id} pipeline references unknown command: "):
                 self.lines.append(DEFERRED)
         elif isinstance(action, ir.ShellRun) and action.command.text.strip():
+            check_shell_args(action.command, self.frame.args, self.raw_args)
             self.lines += [f"{head}  [shell]", "     run: " + _noted(self.shell_text(action.command))]
         else:
             self.lines.append(f"{head}  [no-op]")
@@ -135,6 +136,7 @@ class Planner:
             raise WorkflowError(action.error or "pipeline parse failed")
         deferred = False
         for stage in action.pipeline.stages:
+            self.check_shell_word(stage)
             word = stage.name
             name = word.value if word.template is None else self.text(word.template, results)
             if OUTPUT_REF.search(name):
@@ -145,6 +147,19 @@ class Planner:
             except CommandError:
                 raise WorkflowError(unknown + name) from None
         return deferred
+
+    def check_shell_word(self, stage: ir.Stage) -> None:
+        """`exec`'s shell line gets the run's arithmetic check on its args."""
+        from lobsterlang.interpret.pipeline.args import StageArgs
+        from lobsterlang.interpret.pipeline.commands.exec_cmd import shell_source
+
+        if stage.name.value != "exec":
+            return
+        args = StageArgs.from_stage(stage)
+        key = shell_source(args)
+        word = args.word(key) if key is not None else None
+        if word is not None and word.template is not None:
+            check_shell_args(word.template, self.frame.args, self.raw_args)
 
     def common(self, step: ir.Step) -> None:
         self.stdin_line(step.stdin, step.id)
@@ -186,6 +201,7 @@ class Planner:
             text = self.text(action.template, results)
             return "[pipeline] " + (_noted(text) if noted else "pipeline: " + text)
         if isinstance(action, ir.ShellRun) and action.command.text.strip():
+            check_shell_args(action.command, self.frame.args, self.raw_args)
             text = self.shell_text(action.command, results)
             return "[shell] " + (_noted(text) if noted else "run: " + text)
         return "[no-op]"
@@ -261,5 +277,5 @@ def _source_text(source: Any) -> str:
 
 
 def describe_plan(frame: Frame, start: int, raw_args: bool = False) -> str:
-    """The plan for steps `start`… (raises WorkflowError where the reference's dry run fails)."""
+    """The plan for steps `start`… (raises WorkflowError where the reference's dry run fails, or the run would)."""
     return Planner(frame, raw_args).plan(start)

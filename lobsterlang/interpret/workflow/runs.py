@@ -16,7 +16,7 @@ from lobsterlang.interpret.tokens import TokenPayload
 from lobsterlang.interpret.values import to_json_data
 from lobsterlang.interpret.workflow.context import Frame, Options
 from lobsterlang.interpret.workflow.engine import Runner
-from lobsterlang.interpret.workflow.errors import WorkflowError, WorkflowUsageError
+from lobsterlang.interpret.workflow.errors import StepTimeout, WorkflowError, WorkflowUsageError
 from lobsterlang.interpret.workflow.gates import check_approver, check_response
 from lobsterlang.interpret.workflow.journal import Journal, new_run_id, read_journal, runs_dir
 from lobsterlang.interpret.workflow.session import RunInfo, Stored, file_digest, read_state, save_halt
@@ -33,6 +33,7 @@ def start_run(frame: Frame, opts: Options) -> Envelope:
 def drive(frame: Frame, opts: Options, journal: Journal, info: RunInfo, start: int, last: str | None,
           *, fresh: bool) -> Envelope:
     """Run from `start`; a halt writes resume state, the end of the run removes the journal."""
+    opts.run_id = info.run_id
     runner = Runner(frame, opts, journal)
     try:
         outcome = runner.run(start, last)
@@ -40,6 +41,9 @@ def drive(frame: Frame, opts: Options, journal: Journal, info: RunInfo, start: i
         if not runner.started and not fresh:
             journal.pending = []  # nothing ran: the run is still waiting at its gate
         journal.close()
+        raise
+    except StepTimeout:  # the step started and may have had its effect: uncertain, as after a crash
+        journal.close()  # `lobster runs` lists it; `resume --run ID --retry-step|--skip-step` decides
         raise
     except BaseException:
         if fresh or runner.started:
