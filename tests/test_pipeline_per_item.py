@@ -85,3 +85,21 @@ def test_the_collector_is_paused_while_the_pipeline_runs_and_resumed_after() -> 
     seen = run_pipeline(pipeline, (gc.isenabled() for _ in range(1)), RunContext(mode="tool"))
     assert seen.items == [False]
     assert gc.isenabled()
+
+
+def test_streaming_stages_pass_items_along_and_head_stops_upstream_work() -> None:
+    """where, pick, map, template and dedupe take items as they come: an endless input ends at head."""
+    pulled = 0
+
+    def endless() -> Any:
+        nonlocal pulled
+        while True:
+            pulled += 1
+            yield {"n": pulled, "name": f"item-{pulled}"}
+
+    text = "where 'n>2' | pick n,name | map 'label={{name}}' | dedupe --key n | template --text '{{label}}' | head --n 3"
+    pipeline = compile_pipeline(text).ir
+    assert pipeline is not None
+    result = run_pipeline(pipeline, endless(), RunContext(mode="tool"))
+    assert result.items == ["item-3", "item-4", "item-5"]
+    assert pulled == 5
