@@ -191,7 +191,7 @@ def run_group_by(input: Iterator[Any], args: StageArgs, ctx: RunContext) -> Stag
     groups: dict[Any, dict[str, Any]] = {}
     for item in input:
         value = getter(item)
-        key = identity_key(value)
+        key = value if type(value) is str else identity_key(value)
         group = groups.get(key)
         if group is None:
             group = groups[key] = {"key": value, "items": [], "count": 0}
