@@ -1,4 +1,4 @@
-"""Work done once per stage gives what per-item work gave: templates, group keys, the paused collector."""
+"""Work done once per stage gives what per-item work gave; the collector is paused where large trees are built."""
 
 from __future__ import annotations
 
@@ -103,3 +103,24 @@ def test_streaming_stages_pass_items_along_and_head_stops_upstream_work() -> Non
     result = run_pipeline(pipeline, endless(), RunContext(mode="tool"))
     assert result.items == ["item-3", "item-4", "item-5"]
     assert pulled == 5
+
+
+def test_encoding_a_large_ir_runs_no_collection() -> None:
+    """to_json builds a large acyclic tree: with the collector running it was rescanned again and again."""
+    from lobsterlang.compile import compile_workflow
+    from lobsterlang.ir_codec import to_json
+
+    steps = "".join(f"  - id: s{n}\n    run: echo {n}\n" for n in range(2000))
+    workflow = compile_workflow(f"steps:\n{steps}", "big.lobster").ir
+    collections: list[str] = []
+
+    def count(phase: str, info: dict[str, int]) -> None:
+        collections.append(phase)
+
+    gc.callbacks.append(count)
+    try:
+        encoded = to_json(workflow)
+    finally:
+        gc.callbacks.remove(count)
+    assert len(encoded["steps"]) == 2000
+    assert collections == []
