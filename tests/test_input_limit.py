@@ -71,3 +71,11 @@ def test_graph_and_run_refuse_with_the_same_message(tmp_path: Path, monkeypatch:
 def test_a_bad_limit_is_a_usage_error(value: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["compile", f"--max-input-bytes={value}", str(_workflow(tmp_path, 1))]) == 2
     assert "--max-input-bytes" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value", ["", "0", "²", "12x"])
+def test_a_variable_that_is_not_a_positive_integer_leaves_the_default(value: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from lobsterlang.syntax.source import max_input_bytes
+
+    monkeypatch.setenv(MAX_INPUT_BYTES_ENV, value)
+    assert max_input_bytes() == DEFAULT_MAX_INPUT_BYTES

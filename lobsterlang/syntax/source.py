@@ -17,7 +17,7 @@ MAX_INPUT_BYTES_ENV = "LOBSTER_MAX_INPUT_BYTES"
 def max_input_bytes() -> int:
     """The size limit in force: LOBSTER_MAX_INPUT_BYTES when it is a positive integer, else the default."""
     raw = os.environ.get(MAX_INPUT_BYTES_ENV, "").strip()
-    return int(raw) if raw.isdigit() and int(raw) > 0 else DEFAULT_MAX_INPUT_BYTES
+    return int(raw) if raw.isdecimal() and int(raw) > 0 else DEFAULT_MAX_INPUT_BYTES
 
 
 class SourceText(Record):

@@ -169,7 +169,6 @@ def identity_key(value: Any) -> Any:
 
 def run_dedupe(input: Iterator[Any], args: StageArgs, ctx: RunContext) -> StageOutput:
     path = _key_path(args)
-
     getter = path_getter(path) if path else None
 
     def unique() -> Iterator[Any]:
