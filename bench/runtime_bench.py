@@ -2,7 +2,8 @@
 
 1. cold start of `lobster run --mode tool 'exec --json --shell "echo [1,2,3]" | json'` (median wall time);
 2. 100,000 JSON items through `where | pick | sort | head` (items per second, whole process);
-3. peak memory of `head --n 5` over an endless producer, and whether the producer was stopped.
+3. peak memory of `head --n 5` over an endless producer, and whether the producer was stopped;
+4. three pipeline shapes at 100k and 1M items: CPU, peak RSS and the 1M/100k growth (`scale_bench.py`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import scale_bench
 
 REFERENCE = "/tmp/refcli/node_modules/.bin/lobster"
 COLD_PIPELINE = 'exec --json --shell "echo [1,2,3]" | json'
@@ -112,7 +115,7 @@ def measure(cli: list[str], runs: int) -> dict[str, float | bool]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reference", default=REFERENCE, help="the reference `lobster` executable")
-    parser.add_argument("--quick", action="store_true", help="3 cold starts instead of 15")
+    parser.add_argument("--quick", action="store_true", help="3 cold starts instead of 15; 10k and 100k items for the shapes")
     args = parser.parse_args(argv)
     runs = 3 if args.quick else 15
     rows = {"lobsterlang": measure(ours(), runs)}
@@ -120,6 +123,8 @@ def main(argv: list[str] | None = None) -> int:
         rows["reference"] = measure([args.reference], runs)
     print_table(rows)
     print(f"(max RSS of this benchmark's children so far: {resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024:.0f} MiB)")
+    print()
+    scale_bench.run(args.reference, scale_bench.QUICK_SIZES if args.quick else scale_bench.FULL_SIZES, ours())
     return 0
 
 

@@ -9,6 +9,7 @@ from functools import cache
 from typing import Any, Union
 
 from lobsterlang import ir
+from lobsterlang.gcpause import collector_paused
 from lobsterlang.record import Record
 from lobsterlang.span import Span
 
@@ -22,8 +23,13 @@ class IRFormatError(ValueError):
 
 
 def to_json(node: Any) -> dict[str, Any]:
-    """Encode an IR node as JSON data; a root Workflow or Pipeline gets `ir_version`."""
-    data = _encode(node)
+    """Encode an IR node as JSON data; a root Workflow or Pipeline gets `ir_version`.
+
+    The collector is paused while the (acyclic, growing) tree is built, as when compiling:
+    otherwise it rescans it again and again, quadratic on a large workflow.
+    """
+    with collector_paused():
+        data = _encode(node)
     if isinstance(node, (ir.Workflow, ir.Pipeline)):
         return {"ir_version": ir.IR_VERSION, **data}
     if not isinstance(data, dict):

@@ -7,7 +7,7 @@ import click
 from lobsterlang.cli.compile_main import compile_input, print_result
 from lobsterlang.cli.completion import complete_paths
 from lobsterlang.cli.files import read_workflow_bytes
-from lobsterlang.cli.options import COLOR_OPTION, FORMAT_OPTION
+from lobsterlang.cli.options import COLOR_OPTION, FORMAT_OPTION, MAX_INPUT_BYTES_OPTION
 
 
 @click.command("compile")
@@ -18,6 +18,7 @@ from lobsterlang.cli.options import COLOR_OPTION, FORMAT_OPTION
 @click.option("--stdin-filename", metavar="NAME", help="Name to report for FILE `-` (a .json name reads JSON).")
 @FORMAT_OPTION
 @COLOR_OPTION
+@MAX_INPUT_BYTES_OPTION
 @click.pass_context
 def compile_command(
     ctx: click.Context, file: str | None, pipeline_text: str | None, output: str | None,

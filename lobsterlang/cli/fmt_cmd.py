@@ -14,7 +14,7 @@ from lobsterlang import ir
 from lobsterlang.cli.completion import complete_paths
 from lobsterlang.cli.files import write_atomic
 from lobsterlang.cli.fmt_jobs import Job, converted_name, examine_all, examine_bytes
-from lobsterlang.cli.options import COLOR_OPTION, FORMAT_OPTION
+from lobsterlang.cli.options import COLOR_OPTION, FORMAT_OPTION, MAX_INPUT_BYTES_OPTION
 from lobsterlang.cli.output import print_diagnostics
 from lobsterlang.compile import WORKFLOW_SUFFIXES
 from lobsterlang.config_file import ConfigError
@@ -51,6 +51,7 @@ class _Options:
 @click.option("--from-ir", "from_ir", metavar="IR_JSON", help="Print a canonical .lobster file for IR JSON (`-`: stdin).")
 @FORMAT_OPTION
 @COLOR_OPTION
+@MAX_INPUT_BYTES_OPTION
 @click.pass_context
 def fmt_command(
     ctx: click.Context, paths: tuple[str, ...], check: bool, show_diff: bool, stdin_filename: str | None,

@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from lobsterlang.cli.completion import complete_paths
+from lobsterlang.cli.options import MAX_INPUT_BYTES_OPTION
 from lobsterlang.cli.usage import workflow_path_problem
 from lobsterlang.graph import FORMATS, render_graph
 from lobsterlang.interpret.workflow.errors import WorkflowError
@@ -19,6 +20,7 @@ from lobsterlang.interpret.workflow.loader import load_workflow
 @click.option("--file", "file", metavar="FILE", shell_complete=complete_paths, help="The workflow file (or give it as FILE).")
 @click.option("--format", "fmt", default="mermaid", metavar="mermaid|dot|ascii", help="Output format.  [default: mermaid]")
 @click.option("--args-json", "args_json", metavar="JSON", help="Arg values (a JSON object) used in the labels.")
+@MAX_INPUT_BYTES_OPTION
 @click.pass_context
 def graph_command(ctx: click.Context, path: str | None, file: str | None, fmt: str, args_json: str | None) -> None:
     """Draw a workflow: one node per step (approvals as diamonds), with next/stdin/for_each/when edges.

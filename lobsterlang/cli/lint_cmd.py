@@ -11,7 +11,7 @@ import click
 from lobsterlang import __version__
 from lobsterlang.cli.completion import complete_paths
 from lobsterlang.cli.files import write_atomic
-from lobsterlang.cli.options import COLOR_OPTION
+from lobsterlang.cli.options import COLOR_OPTION, MAX_INPUT_BYTES_OPTION
 from lobsterlang.cli.output import use_color
 from lobsterlang.compile import WORKFLOW_SUFFIXES
 from lobsterlang.diagnostics import Severity
@@ -144,6 +144,7 @@ def render(results: list[FileResult], fmt: str, color: bool) -> str:
 @click.option("--config", "config_path", metavar="FILE", help="Read settings from FILE instead of searching for one.")
 @click.option("--no-shellcheck", is_flag=True, help="Do not run shellcheck on run: scripts (rule L310).")
 @COLOR_OPTION
+@MAX_INPUT_BYTES_OPTION
 @click.pass_context
 def lint_command(
     ctx: click.Context, paths: tuple[str, ...], pipeline_text: str | None, stdin_filename: str | None, fmt: str,

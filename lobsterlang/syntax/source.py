@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+import os
+
 from lobsterlang.diagnostics import Diagnostic, Severity
 from lobsterlang.record import Record
 from lobsterlang.span import LineIndex, Span
 
-MAX_FILE_BYTES = 4 * 1024 * 1024
-"""Larger files are refused: a workflow file is hand-written or generated, never megabytes."""
+DEFAULT_MAX_INPUT_BYTES = 64 * 1024 * 1024
+"""Larger files are refused unless the limit is raised: a generated 100,000-step workflow is about 23 MB."""
+MAX_INPUT_BYTES_ENV = "LOBSTER_MAX_INPUT_BYTES"
+"""The setting; the `--max-input-bytes` option of the commands that read files sets it for their run."""
+
+
+def max_input_bytes() -> int:
+    """The size limit in force: LOBSTER_MAX_INPUT_BYTES when it is a positive integer, else the default."""
+    raw = os.environ.get(MAX_INPUT_BYTES_ENV, "").strip()
+    return int(raw) if raw.isdecimal() and int(raw) > 0 else DEFAULT_MAX_INPUT_BYTES
 
 
 class SourceText(Record):
@@ -19,11 +29,12 @@ class SourceText(Record):
 
 def decode_source(data: bytes) -> tuple[SourceText, list[Diagnostic]]:
     """Decode UTF-8 bytes; report size, binary content and invalid UTF-8 with positions."""
-    if len(data) > MAX_FILE_BYTES:
+    limit = max_input_bytes()
+    if len(data) > limit:
         return _fail(
             "E008",
-            f"file is {len(data):,} bytes; the limit is {MAX_FILE_BYTES:,}",
-            "split the workflow into sub-workflows (`workflow:` steps)",
+            f"file is {len(data):,} bytes; the limit is {limit:,} (--max-input-bytes, {MAX_INPUT_BYTES_ENV})",
+            f"raise it with --max-input-bytes or {MAX_INPUT_BYTES_ENV}, or split the workflow into sub-workflows (`workflow:` steps)",
         )
     nul = data.find(b"\x00")
     if nul >= 0:

@@ -23,7 +23,16 @@ def get_path(value: Any, path: str) -> Any:
 def path_getter(path: str) -> Getter:
     """`get_path` for a fixed path, prepared once (a single key is the common, fast case)."""
     if "." in path:
-        return lambda value: get_path(value, path)
+        segments = path.split(".")
+
+        def dotted(value: Any) -> Any:
+            for segment in segments:
+                value = get_key(value, segment)
+                if value is UNDEFINED:
+                    return UNDEFINED
+            return value
+
+        return dotted
 
     def single(value: Any) -> Any:
         if type(value) is dict:

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Literal, TextIO
 
 from lobsterlang import ir
+from lobsterlang.gcpause import collector_paused
 from lobsterlang.interpret.errors import CommandError
 from lobsterlang.interpret.pipeline.args import ShellRenderer, StageArgs, WordRenderer, literal_word
 from lobsterlang.interpret.process import Cancellation
@@ -122,8 +123,16 @@ def run_pipeline(pipeline: ir.Pipeline, items: Iterable[Any], ctx: RunContext, *
     """Run the stages from `start_at` on `items`; raises `LobsterRunError` subclasses on failure.
 
     Every command name is checked before any stage runs (the reference runs earlier stages
-    first). A gate that halts ends the loop; its request is the halt's item.
+    first). A gate that halts ends the loop; its request is the halt's item. The cyclic
+    collector is paused for the run: stages hold up to whole item lists (parsed JSON, sort
+    and groupBy buffers), acyclic and long-lived, which it would otherwise rescan again and
+    again as they grow (quadratic at a million items); reference counting still frees them.
     """
+    with collector_paused():
+        return _run_stages(pipeline, items, ctx, start_at)
+
+
+def _run_stages(pipeline: ir.Pipeline, items: Iterable[Any], ctx: RunContext, start_at: int) -> PipelineResult:
     stages = pipeline.stages[start_at:]
     names = [ctx.render_word(stage.name) for stage in stages]
     commands = [lookup(name) for name in names]

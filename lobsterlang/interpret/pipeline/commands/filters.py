@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable
@@ -46,12 +47,21 @@ def parse_filter(expression: str) -> tuple[str, list[str]]:
     return (words[0] if words else ""), words[1:]
 
 
-def apply_filter(value: Any, expression: str) -> Any:
+def compile_filter(expression: str) -> Callable[[Any], Any]:
+    """The filter `expression` parsed once, as a function of the value; an unknown name fails when applied."""
     name, args = parse_filter(expression)
     handler = FILTERS.get(name)
     if handler is None:
-        raise CommandError(f"Unknown template filter: {name}")
+        return functools.partial(_unknown_filter, name)
+    return functools.partial(_apply, handler, args)
+
+
+def _apply(handler: Filter, args: list[str], value: Any) -> Any:
     return handler(value, args)
+
+
+def _unknown_filter(name: str, value: Any) -> Any:
+    raise CommandError(f"Unknown template filter: {name}")
 
 
 def _text(value: Any) -> str:

@@ -3,24 +3,19 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from lobsterlang.interpret.errors import CommandError
 from lobsterlang.interpret.pipeline.args import StageArgs
-from lobsterlang.interpret.pipeline.commands.filters import apply_filter
-from lobsterlang.interpret.pipeline.paths import get_path
+from lobsterlang.interpret.pipeline.commands.filters import compile_filter
+from lobsterlang.interpret.pipeline.paths import get_path, path_getter
 from lobsterlang.interpret.pipeline.runtime import RunContext, StageOutput
 from lobsterlang.interpret.pipeline.streams import guarded
 from lobsterlang.interpret.values import UNDEFINED, js_string, stringify
 
 PLACEHOLDER = re.compile(r"\{\{\s*([^}]+?)\s*\}\}")
-
-
-def resolve(item: Any, path: str) -> Any:
-    """`.` and `this` are the item itself; anything else is a dot path."""
-    return item if path in (".", "this") else get_path(item, path)
 
 
 def show(value: Any) -> str:
@@ -51,17 +46,59 @@ def split_pipes(expression: str) -> list[str]:
     return parts
 
 
-def render_text(text: str, item: Any, *, filters: bool = True) -> str:
-    """Replace every placeholder in `text` using `item`."""
+Renderer = Callable[[Any], str]
 
-    def replace(match: re.Match[str]) -> str:
-        parts = split_pipes(match.group(1)) if filters else [match.group(1).strip()]
-        value = resolve(item, parts[0])
-        for expression in parts[1:]:
-            value = apply_filter(value, expression)
+
+def compile_template(text: str, *, filters: bool = True) -> Renderer:
+    """`text` split once into literal parts and placeholders; the result renders one item.
+
+    Placeholders are found as the reference finds them (`{{ path | filter args }}`); with
+    `filters=False` (map's assignments) the whole expression is the path.
+    """
+    pieces = PLACEHOLDER.split(text)
+    if len(pieces) == 1:
+        return lambda item: text
+    literals = pieces[0::2]
+    values = [_placeholder(expression, filters) for expression in pieces[1::2]]
+    if len(values) == 1 and not literals[0] and not literals[1]:
+        return values[0]
+    rest = list(zip(values, literals[1:], strict=True))
+    head = literals[0]
+
+    def render(item: Any) -> str:
+        out = [head]
+        for value, literal in rest:
+            out.append(value(item))
+            out.append(literal)
+        return "".join(out)
+
+    return render
+
+
+def _placeholder(expression: str, filters: bool) -> Renderer:
+    """One placeholder's text from an item: its path resolved, then its filters applied in turn."""
+    parts = split_pipes(expression) if filters else [expression.strip()]
+    path = parts[0]
+    getter: Callable[[Any], Any] = _itself if path in (".", "this") else path_getter(path)
+    chain = [compile_filter(part) for part in parts[1:]]
+    if not chain:
+        return lambda item: _shown(getter(item))
+
+    def filtered(item: Any) -> str:
+        value = getter(item)
+        for apply in chain:
+            value = apply(value)
         return show(value)
 
-    return PLACEHOLDER.sub(replace, text)
+    return filtered
+
+
+def _itself(item: Any) -> Any:
+    return item
+
+
+def _shown(value: Any) -> str:
+    return value if type(value) is str else show(value)
 
 
 def template_text(args: StageArgs, ctx: RunContext) -> str:
@@ -80,18 +117,23 @@ def template_text(args: StageArgs, ctx: RunContext) -> str:
 
 
 def run_template(input: Iterator[Any], args: StageArgs, ctx: RunContext) -> StageOutput:
-    text = template_text(args, ctx)
-    return StageOutput(guarded(input, (render_text(text, item) for item in input)))
+    render = compile_template(template_text(args, ctx))
+    return StageOutput(guarded(input, map(render, input)))
 
 
 def run_map(input: Iterator[Any], args: StageArgs, ctx: RunContext) -> StageOutput:
     wrap, unwrap = _key_flag(args, "wrap"), _key_flag(args, "unwrap")
     if wrap is not None and unwrap is not None:
         raise CommandError("map cannot use both --wrap and --unwrap")
-    assignments = [tuple(word.split("=", 1)) for word in args.positionals if "=" in word and not word.startswith("=")]
+    assignments = [_assignment(word) for word in args.positionals if "=" in word and not word.startswith("=")]
     if unwrap is not None:
         return StageOutput(guarded(input, (_unwrap(item, unwrap) for item in input)))
     return StageOutput(guarded(input, (_reshape(item, wrap, assignments) for item in input)))
+
+
+def _assignment(word: str) -> tuple[str, Renderer]:
+    key, value = word.split("=", 1)
+    return key, compile_template(value, filters=False)
 
 
 def _key_flag(args: StageArgs, name: str) -> str | None:
@@ -109,13 +151,13 @@ def _unwrap_other(item: Any, key: str) -> Any:
     return get_path(item, key) if isinstance(item, list) and "." not in key else UNDEFINED
 
 
-def _reshape(item: Any, wrap_key: str | None, assignments: list[tuple[str, ...]]) -> Any:
+def _reshape(item: Any, wrap_key: str | None, assignments: list[tuple[str, Renderer]]) -> Any:
     """Wrap, then assign; templates see the item, which (unwrapped objects) gains each assignment in turn."""
     current: Any = {wrap_key: item} if wrap_key is not None else item
     if not assignments:
         return current
     current = {"value": current} if not isinstance(current, dict) else dict(current)
     scope = current if wrap_key is None and isinstance(item, dict) else item
-    for key, value in assignments:
-        current[key] = render_text(value, scope, filters=False)
+    for key, render in assignments:
+        current[key] = render(scope)
     return current

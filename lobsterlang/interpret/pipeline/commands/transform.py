@@ -12,7 +12,7 @@ from typing import Any
 
 from lobsterlang.interpret.errors import CommandError
 from lobsterlang.interpret.pipeline.args import StageArgs
-from lobsterlang.interpret.pipeline.paths import get_key, get_path, path_getter
+from lobsterlang.interpret.pipeline.paths import get_key, path_getter
 from lobsterlang.interpret.pipeline.runtime import RunContext, StageOutput
 from lobsterlang.interpret.pipeline.streams import close, drain, guarded
 from lobsterlang.interpret.values import UNDEFINED, compare, is_number, js_string, stringify, to_number, utf16_key
@@ -60,10 +60,10 @@ _FAST_NUMBER_OPS: dict[str, Callable[[Any, Any], bool]] = {
 
 
 def where_test(op: str, literal: Any) -> Callable[[Any], bool]:
-    """`value <op> literal` with JavaScript semantics; number against number skips the general path."""
-    if type(literal) in (int, float):
-        fast = _FAST_NUMBER_OPS[op]
-        return lambda value: fast(value, literal) if type(value) in (int, float) else compare(op, value, literal)
+    """`value <op> literal` with JavaScript semantics; number against number and string (in)equality skip the general path."""
+    if type(literal) in (int, float) or (type(literal) is str and op in ("==", "!=")):
+        fast, same = _FAST_NUMBER_OPS[op], (int, float) if type(literal) is not str else (str,)
+        return lambda value: fast(value, literal) if type(value) in same else compare(op, value, literal)
     return lambda value: compare(op, value, literal)
 
 
@@ -151,13 +151,30 @@ def identity(value: Any) -> str:
     return "\0undefined" if value is UNDEFINED else stringify(value)
 
 
+_EXACT = 2**53
+
+
+def identity_key(value: Any) -> Any:
+    """A dict key equal for two values exactly when their `identity` texts are equal, cheaper to make.
+
+    Strings are their own key and numbers short of 2**53 theirs (Python's `1 == 1.0` and
+    `0.0 == -0.0` are JavaScript's `"1"` and `"0"`); anything else (booleans, NaN, big
+    numbers, objects) is keyed by its JSON text, in a tuple so no string can equal it.
+    """
+    kind = type(value)
+    if kind is str or ((kind is int or kind is float) and -_EXACT < value < _EXACT):
+        return value
+    return ("json", identity(value))
+
+
 def run_dedupe(input: Iterator[Any], args: StageArgs, ctx: RunContext) -> StageOutput:
     path = _key_path(args)
+    getter = path_getter(path) if path else None
 
     def unique() -> Iterator[Any]:
-        seen: set[str] = set()
+        seen: set[Any] = set()
         for item in input:
-            key = identity(get_path(item, path) if path else item)
+            key = identity_key(getter(item) if getter else item)
             if key not in seen:
                 seen.add(key)
                 yield item
@@ -169,10 +186,15 @@ def run_group_by(input: Iterator[Any], args: StageArgs, ctx: RunContext) -> Stag
     path = _key_path(args)
     if path is None:
         raise CommandError("groupBy requires --key")
-    groups: dict[str, dict[str, Any]] = {}
+    getter = path_getter(path)
+    groups: dict[Any, dict[str, Any]] = {}
     for item in input:
-        value = get_path(item, path)
-        group = groups.setdefault(identity(value), {"key": value, "items": [], "count": 0})
+        value = getter(item)
+        key = value if type(value) is str else identity_key(value)
+        group = groups.get(key)
+        if group is None:
+            group = groups[key] = {"key": value, "items": [], "count": 0}
         group["items"].append(item)
-        group["count"] += 1
+    for group in groups.values():
+        group["count"] = len(group["items"])
     return StageOutput(list(groups.values()))
