@@ -29,8 +29,8 @@ from lobsterlang.graph.render import render_mermaid
 
 CHECKER = ROOT / "tests" / "mermaid"
 GRAPH_CASES = sorted((CASES / "graph").glob("*.mermaid"))
-NASTY = list("()[]{}|&\"'<>#%;:-=.!*$`\\/ ~^@,\t") + ["%%", "%%{init: {\"theme\":\"dark\"}}%%", "#quot;", "#35;",
-                                                    "&#124;", "-->", "---", "==>", "-.->", "\\n", "ﬂ°°1¶ß", "é", "😀"]
+NASTY = [*"()[]{}|&\"'<>#%;:-=.!*$`\\/ ~^@,\t", "%%", '%%{init: {"theme":"dark"}}%%', "#quot;", "#35;",
+         "&#124;", "-->", "---", "==>", "-.->", "\\n", "ﬂ°°1¶ß", "é", "😀"]
 LABEL = st.lists(st.sampled_from([*NASTY, "a", "b", "x1", " "]), min_size=1, max_size=12).map("".join)
 
 

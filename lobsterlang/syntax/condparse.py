@@ -77,7 +77,7 @@ def scan(text: str, start: int, end: int) -> list[Token]:
 class _Level:
     """One open `( or_expr )` (or the whole condition): the operands parsed so far inside it."""
 
-    __slots__ = ("either", "left", "compare", "nots", "right")
+    __slots__ = ("compare", "either", "left", "nots", "right")
 
     def __init__(self) -> None:
         self.either: Parsed | None = None  # the `||` operands so far
