@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -160,3 +161,23 @@ def test_runs_skips_a_bad_journal_line_and_says_where(tmp_path: Path, monkeypatc
     assert json.loads(capsys.readouterr().out)["status"] == "needs_approval"
     logs = list_runs(StateStore(tmp_path / "state"))
     assert sorted((log.run_id, (log.halted or {}).get("step")) for log in logs) == [(first, "g2"), (second, "g")]
+
+
+def test_another_thread_of_the_same_process_is_refused(tmp_path: Path) -> None:
+    """A long-lived process (the MCP server) may resume runs on several threads at once."""
+    store = StateStore(tmp_path)
+    outcome: list[str] = []
+
+    def other_thread() -> None:
+        try:
+            with hold_run(store, "r1"):
+                outcome.append("held")
+        except RunBusy as exc:
+            outcome.append(str(exc))
+
+    with hold_run(store, "r1"):
+        thread = threading.Thread(target=other_thread)
+        thread.start()
+        thread.join()
+    assert outcome == [f"Run r1 is in progress (process {os.getpid()} holds it); wait for it to finish or halt, "
+                       "or stop that process, then resume again"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,8 +22,9 @@ from lobsterlang.interpret.workflow.errors import WorkflowError
 LOCK_SUFFIX = ".lock"
 _RETRY_S = 0.2
 """How long a claimant retries: a `lobster runs` probe holds a shared lock for an instant."""
-_held: dict[str, list[int]] = {}
-"""Lock files this process holds: path -> [fd, depth] (a token resume inside `resume --run` nests)."""
+_held: dict[tuple[str, int], list[int]] = {}
+"""Lock files this process holds: (path, thread) -> [fd, depth]. A token resume inside `resume --run`
+nests in its thread; another thread takes a lock of its own, which the held one refuses."""
 
 
 class RunBusy(WorkflowError):
@@ -37,14 +39,15 @@ def lock_path(store: StateStore, run_id: str) -> Path:
 def hold_run(store: StateStore, run_id: str) -> Iterator[None]:
     """Hold run `run_id` for the block; raises RunBusy when another live process holds it."""
     path = str(lock_path(store, run_id))
-    if path in _held:
-        _held[path][1] += 1
+    key = (path, threading.get_ident())
+    if key in _held:
+        _held[key][1] += 1
     else:
-        _held[path] = [_acquire(path, run_id), 1]
+        _held[key] = [_acquire(path, run_id), 1]
     try:
         yield
     finally:
-        _release(path)
+        _release(key)
 
 
 def holder_pid(store: StateStore, run_id: str) -> int | None:
@@ -107,12 +110,12 @@ def _read_pid(fd: int) -> int | None:
     return int(text) if text.isdigit() else None
 
 
-def _release(path: str) -> None:
-    entry = _held[path]
+def _release(key: tuple[str, int]) -> None:
+    entry = _held[key]
     entry[1] -= 1
     if entry[1]:
         return
-    del _held[path]
+    del _held[key]
     with contextlib.suppress(FileNotFoundError):
-        os.unlink(path)  # while still locked: a claimant holding the old file sees it was removed
+        os.unlink(key[0])  # while still locked: a claimant holding the old file sees it was removed
     os.close(entry[0])
