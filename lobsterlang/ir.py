@@ -389,7 +389,7 @@ class Step(Record):
 CommentPath = tuple[str | int, ...]
 """Where a comment belongs: mapping keys and sequence indexes from the document root."""
 
-CommentPlacement = Lit["before", "trailing", "end"]
+CommentPlacement = Lit["before", "trailing", "after", "end"]
 
 
 class Comment(Record):
@@ -397,7 +397,9 @@ class Comment(Record):
 
     `path` and `placement` say what it belongs to, so a formatter can keep it there:
     `before` the entry at `path` (on its own line; `()` is the file header), `trailing`
-    at the end of the line of the entry at `path`, or at the `end` of the file.
+    at the end of the line of the entry at `path`, `after` the entry at `path` and all it
+    holds (a comment that ends a block, indented deeper than what follows), or at the `end`
+    of the file.
     """
 
     text: str

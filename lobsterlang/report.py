@@ -11,6 +11,7 @@ from urllib.parse import quote
 
 from lobsterlang.diagnostics import Diagnostic, Severity
 from lobsterlang.record import Record
+from lobsterlang.span import Span
 
 _COLORS = {Severity.ERROR: "31", Severity.WARNING: "33", Severity.INFO: "36"}
 
@@ -47,7 +48,8 @@ def _render_one(path: str, lines: list[str], diag: Diagnostic, paint: _Painter, 
     if 0 < span.line <= len(lines):
         out.append(_snippet(lines[span.line - 1], span.line, span.col, _caret_len(diag, lines), paint, diag.severity))
     if diag.hint:
-        out.append(f"   {paint.dim('= hint:')} {diag.hint}\n")
+        gutter = " " * (len(str(span.line)) + 2)  # `=` under the `|` of the snippet's gutter
+        out.append(f"{gutter}{paint.dim('= hint:')} {diag.hint}\n")
     return "".join(out)
 
 
@@ -113,7 +115,7 @@ def diagnostic_json(path: str, diag: Diagnostic) -> dict[str, Any]:
     span = diag.span
     fix = None
     if diag.fix is not None:
-        edits = [{"span": e.span.to_list(), "new_text": e.new_text} for e in diag.fix.edits]
+        edits = [{"span": span_json(e.span), "new_text": e.new_text} for e in diag.fix.edits]
         fix = {"message": diag.fix.message, "edits": edits}
     return {
         "path": path,
@@ -121,11 +123,16 @@ def diagnostic_json(path: str, diag: Diagnostic) -> dict[str, Any]:
         "severity": diag.severity.value,
         "message": diag.message,
         "hint": diag.hint,
-        "span": {
-            "start": span.start, "end": span.end, "line": span.line, "col": span.col,
-            "end_line": span.end_line, "end_col": span.end_col,
-        },
+        "span": span_json(span),
         "fix": fix,
+    }
+
+
+def span_json(span: Span) -> dict[str, int]:
+    """A span as the JSON reports write it (the diagnostic's `span` and each fix edit's)."""
+    return {
+        "start": span.start, "end": span.end, "line": span.line, "col": span.col,
+        "end_line": span.end_line, "end_col": span.end_col,
     }
 
 

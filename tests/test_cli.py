@@ -96,7 +96,7 @@ def test_stdin_with_filename(monkeypatch: pytest.MonkeyPatch, capsys: Capture) -
     [
         (["compile"], "give a workflow FILE or --pipeline TEXT"),
         (["compile", "x.lobster", "--pipeline", "json"], "give a workflow FILE or --pipeline TEXT"),
-        (["compile", "missing.lobster"], "cannot read missing.lobster"),
+        (["compile", "missing.lobster"], "missing.lobster: no such file or directory"),
         (["compile", "notes.txt"], "Workflow file must end in .lobster, .yaml, .yml, or .json"),
         (["compile", "--format", "xml", "x.lobster"], "Invalid value for '--format'"),
         (["--nonsense"], "No such option"),
@@ -111,7 +111,7 @@ def test_directory_is_a_usage_error(tmp_path: Path, capsys: Capture) -> None:
     folder = tmp_path / "dir.lobster"
     folder.mkdir()
     assert main(["compile", str(folder)]) == 2
-    assert "Workflow path is not a file" in capsys.readouterr().err
+    assert f"{folder}: is a directory, not a workflow file" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("args", [["--version"], ["-v"], ["version"]])

@@ -9,7 +9,8 @@ from fmt_helpers import FMT, check_guarantees, compiled, formattable_files
 from helpers import ROOT
 
 from lobsterlang import ir
-from lobsterlang.fmt import FormatError, format_text
+from lobsterlang.fmt import FormatError, format_text, format_workflow
+from lobsterlang.fmt.meaning import meaning
 
 FILES = formattable_files()
 
@@ -56,6 +57,18 @@ def test_pretty_pairs(path: Path) -> None:
     name = path.name.replace(".in.", ".")
     out = check_guarantees(path.read_text(encoding="utf-8"), name)
     assert out == expected.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("path", sorted(FMT.glob("canonical/*.in.*")), ids=lambda p: p.name)
+def test_canonical_pairs(path: Path) -> None:
+    """Text written from IR (`emit`, `--from-ir`, the builder) is canonical: key order, quoting, layout."""
+    expected = path.with_name(path.name.replace(".in.", ".out."))
+    name = path.name.replace(".in.", ".")
+    workflow = compiled(path.read_text(encoding="utf-8"), name)
+    out = format_workflow(workflow, as_json=name.endswith(".json"))
+    assert out == expected.read_text(encoding="utf-8")
+    assert meaning(compiled(out, name)) == meaning(workflow)
+    assert format_workflow(compiled(out, name), as_json=name.endswith(".json")) == out
 
 
 def test_files_with_errors_are_refused() -> None:

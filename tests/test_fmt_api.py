@@ -43,14 +43,15 @@ def _apply(source: str, step_id: str) -> str:
 def test_format_step_rewrites_only_that_step() -> None:
     out = _apply(MESSY, "b")
     assert out.startswith("name: x   # n\nsteps:\n  - id: a\n    run: echo a\n  # before b\n")
-    assert "  - id: b\n    pipeline: json | pick x\n    stdin: $a.stdout  # s\n    # inside b\n    env:\n      A: '1'  # env\n" in out
+    # the author's key order, quote character and flow mapping stay; spacing and the pipeline's `|` are normalized
+    assert '  - stdin: $a.stdout  # s\n    id: b\n    pipeline: json | pick x\n    # inside b\n    env: { A: "1" }  # env\n' in out
     assert out.endswith("  # before c\n  - id: c\n    for_each: $a.json\n    steps:\n      -   run:   echo   sub\n          id: sub\n")
     assert meaning(compiled(out, "x.lobster")) == meaning(compiled(MESSY, "x.lobster"))
 
 
 def test_format_step_reaches_for_each_sub_steps() -> None:
     out = _apply(MESSY, "sub")
-    assert out.endswith("    steps:\n      -   id: sub\n          run: echo   sub\n")
+    assert out.endswith("    steps:\n      -   run: echo   sub\n          id: sub\n")
     assert meaning(compiled(out, "x.lobster")) == meaning(compiled(MESSY, "x.lobster"))
 
 
@@ -58,7 +59,7 @@ def test_format_step_of_a_flow_style_step_formats_the_whole_file() -> None:
     source = "steps: [{run: echo, id: a}]\n"
     span, text = format_step(source, "x.lobster", "a")
     assert (span.start, span.end) == (0, len(source))
-    assert text == "steps:\n  - id: a\n    run: echo\n"
+    assert text == "steps: [{ run: echo, id: a }]\n"  # the author's flow style and key order stay
 
 
 def test_format_step_of_an_unknown_step() -> None:

@@ -14,7 +14,7 @@ from lobsterlang.fmt import format_text
 
 Capture = pytest.CaptureFixture[str]
 MESSY = "steps:\n- run: echo hi|cat\n  id: a\nname: messy  # the name\n"
-CLEAN = "name: messy  # the name\nsteps:\n  - id: a\n    run: echo hi|cat\n"
+CLEAN = "steps:\n  - run: echo hi|cat\n    id: a\nname: messy  # the name\n"
 BROKEN = "steps:\n  - id: a\n    run: echo\n    pipeline: json\n"
 
 
@@ -38,10 +38,10 @@ def test_check_lists_files_and_changes_nothing(tmp_path: Path, capsys: Capture) 
 
 def test_diff_prints_a_unified_diff(tmp_path: Path, capsys: Capture) -> None:
     path = write_file(tmp_path, "a.lobster", MESSY)
-    assert main(["fmt", "--diff", str(path)]) == 0
+    assert main(["fmt", "--diff", str(path)]) == 1  # like `lint --diff` and `fmt --check`: 1 when something would change
     out = capsys.readouterr().out
     assert out.startswith(f"--- {path}\n+++ {path} (formatted)\n")
-    assert "-- run: echo hi|cat\n" in out and "+    run: echo hi|cat\n" in out
+    assert "-- run: echo hi|cat\n" in out and "+  - run: echo hi|cat\n" in out
     assert path.read_text(encoding="utf-8") == MESSY
 
 

@@ -148,3 +148,18 @@ def test_comments_anywhere_are_kept_in_place(doc: dict[str, Any], data: Any) -> 
     _check(commented, "g.lobster")
     out = format_text(commented, "g.lobster")
     assert sorted(c.text for c in compile_workflow(out, "g.lobster").ir.comments) == inserted  # type: ignore[union-attr]
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(workflows(), st.data())
+def test_blank_lines_anywhere_keep_meaning_and_collapse(doc: dict[str, Any], data: Any) -> None:
+    """Blank lines (one or several) put between any lines: same meaning, idempotent, never two in a row."""
+    lines = format_text(_yaml_source(doc), "g.lobster").splitlines()
+    for number in sorted(data.draw(st.sets(st.integers(0, len(lines)), max_size=6)), reverse=True):
+        lines[number:number] = [""] * data.draw(st.integers(1, 3))
+    spaced = "\n".join(lines) + "\n"
+    before = compile_workflow(spaced, "g.lobster")
+    assume(before.ok and before.ir is not None)
+    _check(spaced, "g.lobster")
+    out = format_text(spaced, "g.lobster")
+    assert "\n\n\n" not in out and not out.startswith("\n")

@@ -54,7 +54,6 @@ def test_default_format_is_mermaid_and_file_may_be_positional(capsys: Capture) -
         (["--file", "x.lobster", "--args-json", "[1]"], 2, "graph --args-json must be a JSON object\n"),
         (["--file", "x.lobster", "--args-json", "null"], 2, "graph --args-json must be a JSON object\n"),
         (["--file", "x.lobster", "--args-json", "{"], 2, "graph --args-json must be valid JSON\n"),
-        (["--file", "notes.txt"], 1, "Error: Workflow file must end in .lobster, .yaml, .yml, or .json\n"),
     ],
 )
 def test_usage_errors(args: list[str], code: int, message: str, capsys: Capture) -> None:
@@ -62,13 +61,18 @@ def test_usage_errors(args: list[str], code: int, message: str, capsys: Capture)
     assert capsys.readouterr().err == message
 
 
-def test_missing_and_invalid_files_give_one_line(tmp_path: Path, capsys: Capture) -> None:
-    missing = tmp_path / "nope.lobster"
-    assert main(["graph", "--file", str(missing)]) == 1
-    assert capsys.readouterr().err == f"Error: ENOENT: no such file or directory, stat '{missing}'\n"
-    (tmp_path / "dir.lobster").mkdir()
-    assert main(["graph", "--file", str(tmp_path / "dir.lobster")]) == 1
-    assert capsys.readouterr().err == "Error: Workflow path is not a file\n"
+def test_file_problems_are_usage_errors_worded_as_in_every_subcommand(tmp_path: Path, capsys: Capture) -> None:
+    # The reference exits 1 with `ENOENT: …, stat '…'` / `Workflow path is not a file`: a missing file, a
+    # directory or another extension is a usage error in every lobsterlang subcommand (docs/compatibility.md).
+    missing, folder = tmp_path / "nope.lobster", tmp_path / "dir.lobster"
+    folder.mkdir()
+    for target, problem in ((missing, "no such file or directory"), (folder, "is a directory, not a workflow file"),
+                            (tmp_path / "notes.txt", "Workflow file must end in .lobster, .yaml, .yml, or .json")):
+        for command in (["graph", "--file"], ["graph"], ["compile"], ["run"], ["run", "--file"]):
+            if command == ["run"] and target.suffix == ".txt":
+                continue  # a sole word that is no workflow file name is a pipeline (`Unknown command: notes.txt`)
+            assert main([*command, str(target)]) == 2, command
+            assert capsys.readouterr().err.endswith(f"Error: {target}: {problem}\n"), command
     bad = tmp_path / "bad.lobster"
     bad.write_text("steps: []\n", encoding="utf-8")
     assert main(["graph", "--file", str(bad)]) == 1

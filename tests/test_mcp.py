@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -47,3 +48,13 @@ def test_cli_paths_do_not_import_mcp() -> None:
             "print('mcp' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.splitlines()[-1] == "False"
+
+
+def test_mcp_without_the_extra_says_how_to_install_it(tmp_path: Path) -> None:
+    blocker = tmp_path / "mcp"
+    blocker.mkdir()
+    (blocker / "__init__.py").write_text("raise ImportError(\"No module named 'mcp'\")\n", encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-m", "lobsterlang", "mcp"], capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL)
+    assert done.returncode == 2
+    assert done.stderr == "Error: lobster mcp needs the optional `mcp` extra; install it with: pip install 'lobsterlang[mcp]'\n"

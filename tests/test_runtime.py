@@ -16,10 +16,10 @@ import pytest
 from helpers import alive
 
 from lobsterlang.compile import compile_pipeline
-from lobsterlang.interpret.errors import StateKeyError
+from lobsterlang.interpret.errors import InvalidToken, StateKeyError
 from lobsterlang.interpret.pipeline.runtime import RunContext, run_pipeline
 from lobsterlang.interpret.state import StateStore, key_to_filename
-from lobsterlang.interpret.tokens import decode_token, encode_token
+from lobsterlang.interpret.tokens import decode_token, encode_unsigned
 from lobsterlang.interpret.values import UNDEFINED, compare, js_string, number_str, stringify, to_number
 
 
@@ -116,11 +116,17 @@ def test_empty_state_keys_are_refused(key: str) -> None:
         key_to_filename(key)
 
 
-def test_token_format_is_the_reference_one() -> None:
-    token = encode_token("pipeline-resume", "pipeline_resume_0b7c6f1e-2d2a-4c55-9a39-3f1d2b9e8a10")
+def test_reference_tokens_decode_only_with_the_unsigned_opt_in() -> None:
+    token = encode_unsigned("pipeline-resume", "pipeline_resume_0b7c6f1e-2d2a-4c55-9a39-3f1d2b9e8a10")
     assert token == ("eyJwcm90b2NvbFZlcnNpb24iOjEsInYiOjEsImtpbmQiOiJwaXBlbGluZS1yZXN1bWUiLCJzdGF0ZUtleSI6InBpcGVs"
                      "aW5lX3Jlc3VtZV8wYjdjNmYxZS0yZDJhLTRjNTUtOWEzOS0zZjFkMmI5ZThhMTAifQ")
-    assert decode_token(token).state_key.endswith("3f1d2b9e8a10")
+    with pytest.raises(InvalidToken, match="accept-unsigned-state"):
+        decode_token(token, _no_signer)
+    assert decode_token(token, _no_signer, accept_unsigned=True).state_key.endswith("3f1d2b9e8a10")
+
+
+def _no_signer() -> Any:
+    raise AssertionError("an unsigned token needs no key")
 
 
 def test_claim_is_single_use(tmp_path: Path) -> None:
@@ -138,10 +144,11 @@ def test_claim_is_single_use(tmp_path: Path) -> None:
 
 def test_approval_ids_are_eight_hex_and_never_overwritten(tmp_path: Path) -> None:
     store = StateStore(tmp_path)
-    ids = {store.new_approval_id(f"k{n}") for n in range(50)}
+    ids = {store.new_approval_id(f"k{n}", f"t{n}") for n in range(50)}
     assert len(ids) == 50 and all(i is not None and len(i) == 8 and int(i, 16) >= 0 for i in ids)
     some = sorted(i for i in ids if i)[0]
-    assert store.approval_state_key(some[:4] + "-" + some[4:]).startswith("k")
+    key, token = store.approval_index(some[:4] + "-" + some[4:])
+    assert key.startswith("k") and token == "t" + key[1:]
 
 
 @pytest.mark.parametrize(

@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import venv
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,7 @@ def test_wheel_installs_and_compiles(tmp_path: Path) -> None:
     )
     (wheel,) = wheels.glob("lobsterlang-*.whl")
     assert wheel.name.endswith("-py3-none-any.whl"), "without LOBSTERLANG_MYPYC the wheel is pure Python"
+    assert {"lsp/__init__.py", "lsp/server.py"} <= set(zipfile.ZipFile(wheel).namelist()), "the language server ships in the wheel"
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(with_pip=True).create(env_dir)
     python = env_dir / "bin" / "python"
@@ -40,3 +42,10 @@ def test_wheel_installs_and_compiles(tmp_path: Path) -> None:
     assert str(env_dir) in where.stdout, "the grammar must come from the installed wheel"
     schema = subprocess.run([str(lobster), "schema"], capture_output=True, text=True, cwd=outside, env=clean_env)
     assert schema.returncode == 0 and '"$schema"' in schema.stdout
+    server = subprocess.run([str(lobster), "lsp"], capture_output=True, text=True, cwd=outside, env=clean_env, stdin=subprocess.DEVNULL)
+    assert server.returncode == 2 and "lobsterlang[lsp]" in server.stderr, "without the lsp extra: a clear error"
+    # `mcp` is an optional extra: a plain install has no MCP SDK, and `lobster mcp` says how to get it
+    no_mcp = subprocess.run([str(lobster), "mcp"], capture_output=True, text=True, cwd=outside, env=clean_env, stdin=subprocess.DEVNULL)
+    assert no_mcp.returncode == 2 and "pip install 'lobsterlang[mcp]'" in no_mcp.stderr, no_mcp.stderr
+    dry = subprocess.run([str(lobster), "run", "--dry-run", str(EXAMPLES / "hello.lobster")], capture_output=True, text=True, cwd=outside, env=clean_env)
+    assert dry.returncode == 0 and "decided at run time" in dry.stderr, dry.stderr

@@ -133,10 +133,10 @@ def test_no_state_left_behind(tmp_path: Path, state: Path, capsys: Capture) -> N
     _, halted = _run(["run", "--mode", "tool", "--file", str(path)], capsys)
     code, done = _run(["resume", "--token", halted["requiresApproval"]["resumeToken"], "--approve", "yes"], capsys)
     assert code == 0 and done["status"] == "ok"
-    assert [p.name for p in state.rglob("*") if p.is_file()] == []
+    assert [p.name for p in state.rglob("*") if p.is_file()] == ["signing.key"]
     _, halted = _run(["run", "--mode", "tool", "--file", str(path)], capsys)
     _run(["resume", "--id", halted["requiresApproval"]["approvalId"], "--cancel"], capsys)
-    assert [p.name for p in state.rglob("*") if p.is_file()] == []
+    assert [p.name for p in state.rglob("*") if p.is_file()] == ["signing.key"]
 
 
 def test_failed_resume_before_any_step_keeps_the_token(tmp_path: Path, state: Path, capsys: Capture) -> None:
@@ -161,11 +161,13 @@ def test_dunder_ids_are_plain_data(tmp_path: Path, state: Path, capsys: Capture)
     assert done["output"] == ["1|yes|k"]
 
 
-def test_missing_file_is_one_line(tmp_path: Path, capsys: Capture) -> None:
-    assert main(["run", "--file", str(tmp_path / "none.lobster")]) == 1
-    assert capsys.readouterr().err == f"Error: ENOENT: no such file or directory, stat '{tmp_path / 'none.lobster'}'\n"
+def test_missing_file_is_a_usage_error(tmp_path: Path, capsys: Capture) -> None:
+    # The reference: runtime_error (exit 1) `ENOENT: …`; a usage error in lobsterlang (docs/compatibility.md).
+    assert main(["run", "--file", str(tmp_path / "none.lobster")]) == 2
+    assert capsys.readouterr().err.endswith(f"Error: {tmp_path / 'none.lobster'}: no such file or directory\n")
     code, envelope = _run(["run", "--mode", "tool", "--file", str(tmp_path / "x.txt")], capsys)
-    assert code == 1 and envelope["error"]["message"] == "Workflow file must end in .lobster, .yaml, .yml, or .json"
+    assert code == 2 and envelope["error"] == {
+        "type": "parse_error", "message": f"{tmp_path / 'x.txt'}: Workflow file must end in .lobster, .yaml, .yml, or .json"}
 
 
 def test_runs_lists_a_run_waiting_at_a_gate(tmp_path: Path, state: Path, capsys: Capture) -> None:

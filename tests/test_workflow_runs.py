@@ -60,4 +60,5 @@ def _live(state: Path, name: str) -> bool:
 
 def test_case_set_is_substantial() -> None:
     assert len(CASE_FILES) >= 50
-    assert sum(1 for p in CASE_FILES if "lobsterlang" in json.loads(p.read_text(encoding="utf-8"))) <= 7
+    # 9 since the dry-run cases 41 and 70 show what will really run, and 40 names the failing step (NOTES.md, docs/compatibility.md)
+    assert sum(1 for p in CASE_FILES if "lobsterlang" in json.loads(p.read_text(encoding="utf-8"))) <= 9

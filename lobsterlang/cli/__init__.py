@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 from lobsterlang import __version__
@@ -23,6 +24,7 @@ Usage:
   lobster runs [--json]                                   list unfinished workflow runs (resume --run ID)
   lobster tool [--workspace DIR]                          answer one embedded tool request (JSON on stdin)
   lobster mcp [--workspace DIR]                           serve the tool call over MCP (stdio)
+  lobster lsp                                             start the language server (stdio; the `lsp` extra)
   lobster doctor                                          self-check in tool mode
   lobster version                                         print the version
   lobster help [COMMAND]                                  show help (also: COMMAND --help)
@@ -32,6 +34,7 @@ Pipeline commands (lobster help CMD; docs/commands.md):
 
 Exit codes: 0 ok, 1 problems in the input or a runtime error, 2 usage or parse errors,
 130/143 when stopped by SIGINT/SIGTERM.
+Shell completion: eval "$(lobster --completion bash)" (or zsh, fish; docs/cli.md).
 Docs: docs/cli.md, docs/language.md, docs/workflows.md, docs/commands.md, docs/lint.md, docs/fmt.md
 """
 
@@ -39,6 +42,10 @@ Docs: docs/cli.md, docs/language.md, docs/workflows.md, docs/commands.md, docs/l
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit code."""
     args = sys.argv[1:] if argv is None else list(argv)
+    if "_LOBSTER_COMPLETE" in os.environ:  # a shell asks for completions (lobster --completion SHELL)
+        from lobsterlang.cli.app import run
+
+        return run(args)
     if args and args[0] in ("--version", "-v", "version") and len(args) == 1:
         sys.stdout.write(__version__ + "\n")
         return 0
@@ -66,7 +73,21 @@ def _print_help() -> None:
 
 
 SUBCOMMANDS = frozenset(line.split()[1] for line in HELP.splitlines() if line.startswith("  lobster "))
-_RUN_FLAGS = ("--mode", "--file", "--args-json", "--dry-run", "--raw-args")
+_GROUP_OPTIONS = ("--version", "-v", "--help", "-h", "--completion")
+
+
+def _mistyped_subcommand(word: str) -> bool:
+    """A bare word close to a `lobster` subcommand (`lnt`) that is no pipeline command: click reports it,
+    with the suggestion taken from the registered commands (SUBCOMMANDS lists the same: tests/test_cli.py)."""
+    if word.startswith("-") or any(c in word for c in " \t\n|'\"") or "." in word:
+        return False
+    from lobsterlang.interpret.pipeline.registry import IMPLEMENTATIONS  # the run imports it anyway
+
+    if word in IMPLEMENTATIONS:
+        return False
+    from lobsterlang.cli.usage import did_you_mean
+
+    return bool(did_you_mean(word, SUBCOMMANDS))
 
 
 def _compile_entry(args: list[str]) -> int | None:
@@ -81,7 +102,8 @@ def _compile_entry(args: list[str]) -> int | None:
 def _runtime_entry(args: list[str]) -> int | None:
     """`run`, `resume` and bare pipelines go straight to the runtime (no click import); None otherwise."""
     first = args[0]
-    wants_help = "-h" in args or "--help" in args
+    options = args[: args.index("--")] if "--" in args else args
+    wants_help = "-h" in options or "--help" in options
     if first in ("run", "resume") and not wants_help:
         if first == "resume":
             from lobsterlang.cli.resume_cmd import resume_main
@@ -90,7 +112,7 @@ def _runtime_entry(args: list[str]) -> int | None:
         from lobsterlang.cli.run_cmd import run_main
 
         return run_main(args[1:])
-    if first in SUBCOMMANDS or (first.startswith("-") and first.split("=", 1)[0] not in _RUN_FLAGS):
+    if first in SUBCOMMANDS or first in _GROUP_OPTIONS or _mistyped_subcommand(first):
         return None
     if wants_help:
         _print_help()

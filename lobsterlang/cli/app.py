@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 
 import click
+from click.shell_completion import CompletionItem
 
 from lobsterlang import __version__
 
@@ -21,6 +22,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "doctor": "lobsterlang.cli.runtime_cmds:doctor_command",
     "tool": "lobsterlang.cli.runtime_cmds:tool_command",
     "mcp": "lobsterlang.cli.runtime_cmds:mcp_command",
+    "lsp": "lobsterlang.cli.lsp_cmd:lsp_command",
 }
 """Command name → `module:attribute`. A command's imports cost nothing until it runs."""
 
@@ -30,6 +32,22 @@ class LazyGroup(click.Group):
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*super().list_commands(ctx), *LAZY_COMMANDS})
+
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:
+        """click's lookup, with "did you mean" from the registered commands for an unknown name."""
+        name = args[0] if args else ""
+        if args and ctx.resilient_parsing and self.get_command(ctx, name) is None:
+            return "run", self.get_command(ctx, "run"), args  # completing `lobster '<pipeline>' …`, the run shorthand
+        if args and self.get_command(ctx, name) is None and not name.startswith("-"):
+            from lobsterlang.cli.usage import did_you_mean
+
+            raise click.UsageError(f"No such command '{name}'.{did_you_mean(name, self.list_commands(ctx))}", ctx)
+        return super().resolve_command(ctx, args)
+
+    def shell_complete(self, ctx: click.Context, incomplete: str) -> list[CompletionItem]:
+        from lobsterlang.cli.completion import complete_first_word
+
+        return complete_first_word(self, ctx, incomplete)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         target = LAZY_COMMANDS.get(cmd_name)
@@ -41,7 +59,15 @@ class LazyGroup(click.Group):
         return command
 
 
+def _print_completion(ctx: click.Context, param: click.Parameter, shell: str | None) -> None:
+    from lobsterlang.cli.completion import print_completion_script
+
+    print_completion_script(ctx, param, shell)
+
+
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--completion", type=click.Choice(["bash", "zsh", "fish"]), expose_value=False, is_eager=True,
+              callback=_print_completion, help="Print the shell completion script for SHELL and exit.")
 def cli() -> None:
     """lobster — the Lobster workflow language toolchain."""
 
@@ -57,7 +83,11 @@ def help_command(ctx: click.Context, command: str | None) -> None:
     if target is None and command is not None and _print_pipeline_command_help(command):
         return
     if target is None:
-        click.echo(f"Unknown command: {command}", err=True)
+        from lobsterlang.cli.usage import did_you_mean
+        from lobsterlang.commands.specs import COMMANDS
+
+        known = [*group.list_commands(ctx), *(spec.name for spec in COMMANDS)]
+        click.echo(f"Unknown command: {command}.{did_you_mean(str(command), known)}", err=True)
         ctx.exit(2)
     assert target is not None
     with click.Context(target, info_name=command or "lobster", parent=ctx.parent) as sub:

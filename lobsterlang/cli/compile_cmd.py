@@ -5,12 +5,13 @@ from __future__ import annotations
 import click
 
 from lobsterlang.cli.compile_main import compile_input, print_result
+from lobsterlang.cli.completion import complete_paths
 from lobsterlang.cli.files import read_workflow_bytes
 from lobsterlang.cli.options import COLOR_OPTION, FORMAT_OPTION
 
 
 @click.command("compile")
-@click.argument("file", required=False, metavar="[FILE]")
+@click.argument("file", required=False, metavar="[FILE]", shell_complete=complete_paths)
 @click.option("--pipeline", "pipeline_text", metavar="TEXT", help="Compile this pipeline string instead of a file.")
 @click.option("-o", "--output", metavar="OUT", help="Write the IR to OUT (atomically) instead of stdout.")
 @click.option("--compact", is_flag=True, help="Print the IR on one line.")

@@ -19,7 +19,8 @@ _VALUED = ("--pipeline", "--stdin-filename", *_CHOICES)
 def compile_input(pipeline_text: str | None, source: tuple[bytes, str] | None) -> tuple[CompileResult[object], str]:
     """Compile the pipeline text, or else the workflow source (bytes and name); returns the name too."""
     if pipeline_text is not None:
-        return compile_pipeline(pipeline_text), "<pipeline>"  # type: ignore[return-value]
+        text = sys.stdin.read() if pipeline_text == "-" else pipeline_text  # `--pipeline -` reads stdin
+        return compile_pipeline(text), "<pipeline>"  # type: ignore[return-value]
     assert source is not None
     data, path = source
     return compile_workflow(data, path), path  # type: ignore[return-value]

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lobsterlang.compile import WORKFLOW_SUFFIXES
+from lobsterlang.cli.usage import workflow_path_problem
 
 if TYPE_CHECKING:
     import click
@@ -25,12 +25,11 @@ def workflow_source(path: str, stdin_filename: str | None) -> tuple[bytes, str] 
     """A workflow file's bytes and the name to report (stdin for `-`), or what is wrong with `path`."""
     if path == "-":
         return sys.stdin.buffer.read(), stdin_filename or "<stdin>"
-    if Path(path).suffix.lower() not in WORKFLOW_SUFFIXES:
-        return f"{path}: Workflow file must end in .lobster, .yaml, .yml, or .json"
+    problem = workflow_path_problem(path)
+    if problem is not None:
+        return problem
     try:
         return Path(path).read_bytes(), path
-    except IsADirectoryError:
-        return f"{path}: Workflow path is not a file"
     except OSError as exc:
         return f"cannot read {path}: {exc.strerror or exc}"
 

@@ -1,4 +1,4 @@
-"""`lobster fmt`: rewrite workflow files in canonical form, or check or diff them; IR JSON to a .lobster file."""
+"""`lobster fmt`: format workflow files in place (settings from `[tool.lobster.fmt]`), or check or diff them; IR JSON to a .lobster file."""
 
 from __future__ import annotations
 
@@ -11,12 +11,15 @@ from pathlib import Path
 import click
 
 from lobsterlang import ir
+from lobsterlang.cli.completion import complete_paths
 from lobsterlang.cli.files import write_atomic
 from lobsterlang.cli.fmt_jobs import Job, converted_name, examine_all, examine_bytes
 from lobsterlang.cli.options import COLOR_OPTION, FORMAT_OPTION
 from lobsterlang.cli.output import print_diagnostics
 from lobsterlang.compile import WORKFLOW_SUFFIXES
+from lobsterlang.config_file import ConfigError
 from lobsterlang.fmt.api import emit, is_json_path
+from lobsterlang.fmt.config import style_for
 from lobsterlang.ir_codec import from_json
 from lobsterlang.report import Report
 
@@ -40,9 +43,9 @@ class _Options:
 
 
 @click.command("fmt")
-@click.argument("paths", nargs=-1, metavar="[PATHS]...")
+@click.argument("paths", nargs=-1, metavar="[PATHS]...", shell_complete=complete_paths)
 @click.option("--check", is_flag=True, help="Change nothing; list the files that would change and exit 1 if any.")
-@click.option("--diff", "show_diff", is_flag=True, help="Change nothing; print a unified diff of the changes.")
+@click.option("--diff", "show_diff", is_flag=True, help="Change nothing; print a unified diff of the changes and exit 1 if any.")
 @click.option("--stdin-filename", metavar="NAME", help="Name for `-` in messages (a .json name keeps JSON).")
 @click.option("--to", "to", type=click.Choice(["yaml"]), help="Convert JSON workflow files to YAML (`x.json` becomes `x.lobster`).")
 @click.option("--from-ir", "from_ir", metavar="IR_JSON", help="Print a canonical .lobster file for IR JSON (`-`: stdin).")
@@ -58,7 +61,7 @@ def fmt_command(
     Directories are searched for *.lobster, *.lobster.yaml, *.lobster.yml and *.lobster.json;
     other .yaml, .yml and .json files are formatted when named. A file with compile errors is
     never rewritten: its errors are reported. Exit 0 when done (or, with --check, when nothing
-    would change), 1 when a file would change under --check or has errors, 2 on usage errors.
+    would change), 1 when a file would change under --check or --diff or has errors, 2 on usage errors.
     """
     if from_ir is not None:
         if paths:
@@ -74,7 +77,7 @@ def fmt_command(
     jobs = examine_all([str(p) for p in _collect(paths)], options.to_yaml, verify=options.writes)
     outcomes = [_report(job, options) for job in jobs]
     _summary(outcomes, options)
-    failed = "failed" in outcomes or (check and "changed" in outcomes)
+    failed = "failed" in outcomes or ((check or show_diff) and "changed" in outcomes)
     ctx.exit(1 if failed else 0)
 
 
@@ -145,14 +148,20 @@ def _unified_diff(old: str, new: str, path: str, target: str) -> str:
 
 def _format_stdin(name: str, options: _Options) -> int:
     target = converted_name(name) if options.to_yaml and is_json_path(name) else name
+    try:
+        style = style_for(Path(name if name != "<stdin>" else "stdin.lobster"))
+    except ConfigError as exc:
+        click.echo(f"{name}: not formatted: {exc}", err=True)
+        return 1
     data = sys.stdin.buffer.read()
-    job = examine_bytes(data, name, target, verify=not (options.check or options.diff))
+    job = examine_bytes(data, name, target, not (options.check or options.diff), style)
     if job.outcome == "failed":
         _print_failure(job, options)
         return 1
     changed = job.outcome == "changed"
     if options.diff and changed:
         click.echo(_unified_diff(job.source, job.text, name, target), nl=False)
+        return 1
     if options.check:
         if changed:
             click.echo(f"would reformat {name}")

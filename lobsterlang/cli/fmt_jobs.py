@@ -7,8 +7,11 @@ from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from pathlib import Path
 
+from lobsterlang.config_file import ConfigError
 from lobsterlang.diagnostics import Diagnostic
-from lobsterlang.fmt.api import FormatError, compiled, format_workflow, is_json_path, verified
+from lobsterlang.fmt.api import FormatError, format_parsed, is_json_path, parse, verified
+from lobsterlang.fmt.config import style_for
+from lobsterlang.fmt.style import DEFAULT_STYLE, Style
 from lobsterlang.record import Record
 
 PARALLEL_FROM = 24
@@ -53,18 +56,23 @@ def examine(path: str, *, to_yaml: bool, verify: bool) -> Job:
     target = converted_name(path) if to_yaml and is_json_path(path) else path
     try:
         data = Path(path).read_bytes()
+        style = style_for(Path(path))
     except OSError as exc:
         return Job(path, target, "failed", message=f"{path}: cannot read: {exc.strerror or exc}")
-    return examine_bytes(data, path, target, verify)
+    except ConfigError as exc:
+        return Job(path, target, "failed", message=f"{path}: not formatted: {exc}")
+    return examine_bytes(data, path, target, verify, style)
 
 
-def examine_bytes(data: bytes, path: str, target: str, verify: bool) -> Job:
+def examine_bytes(data: bytes, path: str, target: str, verify: bool, style: Style = DEFAULT_STYLE) -> Job:
+    """Format one file's bytes with the settings `style`; with `verify`, check the result means the same."""
     try:
-        workflow = compiled(data, path)
+        parsed = parse(data, path)
     except FormatError as exc:
         errors = tuple(d for d in exc.diagnostics if d.is_error)
         return Job(path, target, "failed", exc.text, errors=errors, message=str(exc))
-    text = format_workflow(workflow, as_json=is_json_path(target))
+    workflow = parsed.workflow
+    text = format_parsed(parsed, as_json=is_json_path(target), style=style)
     if target == path and text.encode("utf-8") == data:
         return Job(path, target, "unchanged")
     source = data.decode("utf-8-sig", "replace")

@@ -7,14 +7,16 @@ from typing import Any
 
 import click
 
+from lobsterlang.cli.completion import complete_paths
+from lobsterlang.cli.usage import workflow_path_problem
 from lobsterlang.graph import FORMATS, render_graph
 from lobsterlang.interpret.workflow.errors import WorkflowError
-from lobsterlang.interpret.workflow.loader import check_path, load_workflow
+from lobsterlang.interpret.workflow.loader import load_workflow
 
 
 @click.command("graph")
-@click.argument("path", required=False, metavar="FILE")
-@click.option("--file", "file", metavar="FILE", help="The workflow file (or give it as FILE).")
+@click.argument("path", required=False, metavar="FILE", shell_complete=complete_paths)
+@click.option("--file", "file", metavar="FILE", shell_complete=complete_paths, help="The workflow file (or give it as FILE).")
 @click.option("--format", "fmt", default="mermaid", metavar="mermaid|dot|ascii", help="Output format.  [default: mermaid]")
 @click.option("--args-json", "args_json", metavar="JSON", help="Arg values (a JSON object) used in the labels.")
 @click.pass_context
@@ -22,7 +24,8 @@ def graph_command(ctx: click.Context, path: str | None, file: str | None, fmt: s
     """Draw a workflow: one node per step (approvals as diamonds), with next/stdin/for_each/when edges.
 
     Labels are escaped, so a step id or command cannot inject Mermaid or DOT syntax.
-    Exit 0 on success, 1 when the file cannot be loaded, 2 on usage errors.
+    Exit 0 on success, 1 when the file cannot be loaded, 2 on usage errors (including a missing
+    file, a directory or another extension).
     """
     target = file or path
     if not target:
@@ -30,8 +33,10 @@ def graph_command(ctx: click.Context, path: str | None, file: str | None, fmt: s
     if fmt not in FORMATS:
         _usage(ctx, "graph --format must be one of: mermaid, dot, ascii")
     given = _args(ctx, args_json)
+    problem = workflow_path_problem(target)  # type: ignore[arg-type]
+    if problem is not None:
+        raise click.UsageError(problem, ctx)
     try:
-        check_path(target)  # type: ignore[arg-type]
         workflow, _ = load_workflow(target)  # type: ignore[arg-type]
     except WorkflowError as exc:
         click.echo(f"Error: {exc}", err=True)

@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from lobsterlang import __version__
+from lobsterlang.cli.completion import complete_paths
 from lobsterlang.cli.files import write_atomic
 from lobsterlang.cli.options import COLOR_OPTION
 from lobsterlang.cli.output import use_color
@@ -131,7 +132,7 @@ def render(results: list[FileResult], fmt: str, color: bool) -> str:
 
 
 @click.command("lint")
-@click.argument("paths", nargs=-1, metavar="[PATHS]...")
+@click.argument("paths", nargs=-1, metavar="[PATHS]...", shell_complete=complete_paths)
 @click.option("--pipeline", "pipeline_text", metavar="TEXT", help="Lint this pipeline string instead of files.")
 @click.option("--stdin-filename", metavar="NAME", help="Name to report for PATH `-` (stdin).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif", "github"]), default="text", show_default=True,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from typing import Any
 
@@ -11,11 +12,11 @@ _APPROVE_WORDS = {"yes": True, "y": True, "no": False, "n": False}
 _VALUE_FLAGS = {
     "--token": "token", "--id": "id", "--approve": "approve", "--decision": "approve", "--response-json": "response", "--run": "run",
 }
-_SWITCHES = {"--retry-step": "retry_step", "--skip-step": "skip_step"}
+_SWITCHES = {"--retry-step": "retry_step", "--skip-step": "skip_step", "--accept-unsigned-state": "accept_unsigned"}
 
 
 class ResumeArgs:
-    """Raw `resume` flags as given (unknown words are ignored, as the reference does)."""
+    """Raw `resume` flags as given; an unknown option is kept to be reported (the reference ignores it)."""
 
     def __init__(self, token: str | None = None, approve: str | None = None, response: str | None = None,
                  cancel: bool = False, cancel_error: bool = False) -> None:
@@ -24,6 +25,15 @@ class ResumeArgs:
         self.cancel, self.cancel_error = cancel, cancel_error
         self.run: str | None = None
         self.retry_step = self.skip_step = False
+        self.accept_unsigned = False
+        self.unknown: str | None = None
+
+    def env(self) -> dict[str, str]:
+        """The environment the resume runs with (`--accept-unsigned-state` sets LOBSTER_ACCEPT_UNSIGNED_STATE=1)."""
+        env = dict(os.environ)
+        if self.accept_unsigned:
+            env["LOBSTER_ACCEPT_UNSIGNED_STATE"] = "1"
+        return env
 
 
 def parse_resume_args(argv: list[str]) -> ResumeArgs:
@@ -52,7 +62,18 @@ def _take(argv: list[str], index: int, parsed: ResumeArgs) -> int:
         value = True if given is None else _CANCEL_WORDS.get(given.lower())
         parsed.cancel, parsed.cancel_error = bool(value), parsed.cancel_error or value is None
         return index + (1 if "=" in word or given is None else 2)
+    if word.startswith("-") and parsed.unknown is None:
+        parsed.unknown = word
     return index + 1
+
+
+def _check_unknown(parsed: ResumeArgs) -> None:
+    from lobsterlang.cli.usage import did_you_mean
+    from lobsterlang.interpret.errors import UsageError
+
+    if parsed.unknown is not None:
+        name = parsed.unknown.partition("=")[0]
+        raise UsageError(f"No such option '{name}'.{did_you_mean(name, (*_VALUE_FLAGS, *_SWITCHES, '--cancel'))}")
 
 
 def decision_from(parsed: ResumeArgs) -> Any:
@@ -60,6 +81,7 @@ def decision_from(parsed: ResumeArgs) -> Any:
     from lobsterlang.interpret.errors import UsageError
     from lobsterlang.interpret.pipeline.session import Decision
 
+    _check_unknown(parsed)
     if parsed.cancel_error:
         raise UsageError("resume --cancel must be true or false")
     if not parsed.token and not parsed.id:
@@ -86,6 +108,7 @@ def run_decision(parsed: ResumeArgs) -> Any:
     """For `--run ID`: the gate answer when one is given, else an empty decision."""
     from lobsterlang.interpret.pipeline.session import Decision
 
+    _check_unknown(parsed)
     if parsed.approve is None and parsed.response is None and not parsed.cancel and not parsed.cancel_error:
         return Decision()
     return decision_from(ResumeArgs(token=parsed.run, approve=parsed.approve, response=parsed.response,
@@ -104,7 +127,7 @@ def resume_run_envelope(parsed: ResumeArgs) -> Any:
         return error_envelope("runtime_error", "workflow files are not supported by this build")
     try:
         decision = run_decision(parsed)
-        return resume_run(parsed.run, decision, parsed.retry_step, parsed.skip_step, make_context("tool"))
+        return resume_run(parsed.run, decision, parsed.retry_step, parsed.skip_step, make_context("tool", parsed.env()))
     except LobsterRunError as exc:
         return error_envelope(exc.error_type, exc.message)
 
@@ -117,4 +140,4 @@ def resume_main(argv: list[str]) -> int:
     parsed = parse_resume_args(argv)
     if parsed.run is not None:
         return print_envelope(sys.stdout, resume_run_envelope(parsed))
-    return print_envelope(sys.stdout, resume_envelope(parsed.token, parsed.id, lambda: decision_from(parsed)))
+    return print_envelope(sys.stdout, resume_envelope(parsed.token, parsed.id, lambda: decision_from(parsed), parsed.env()))

@@ -1,16 +1,29 @@
-"""`lobster run` (and `lobster '<pipeline>'`): argv parsed as the reference does, then a pipeline or a workflow file."""
+"""`lobster run` (and `lobster '<pipeline>'`): argv parsed as the reference does, then a pipeline or a workflow file.
+
+Where the reference is unsafe we differ (docs/compatibility.md): `--dry-run`, `--mode` and `-h/--help`
+count wherever they stand, `--` ends the options, and an unknown option or a missing file is a usage error.
+"""
 
 from __future__ import annotations
 
 import os
 import sys
 
-WORKFLOW_SUFFIXES = (".lobster", ".yaml", ".yml", ".json")
-_LEADING_FLAGS = ("--dry-run", "--raw-args")
+from lobsterlang.cli.usage import USAGE_EXIT, did_you_mean, print_usage_error, workflow_path_problem
+from lobsterlang.compile import WORKFLOW_SUFFIXES
+
+RUN_USAGE = "[--mode human|tool] [--dry-run] [--raw-args] [--approval-ttl D] [--args-json JSON] ('<pipeline>' | FILE | --file FILE | -)"
+_VALUED = ("mode", "file", "args-json", "approval-ttl", "max-output-bytes")
+_OPTIONS = ("--mode", "--file", "--args-json", "--approval-ttl", "--max-output-bytes", "--dry-run", "--raw-args", "--help", "-h", "--")
+_MODES = ("human", "tool")
+
+
+class RunUsageError(Exception):
+    """A `lobster run` command line that cannot mean anything: printed as a usage error, exit 2."""
 
 
 class RunArgs:
-    """`lobster run` after the reference's argv rules: removable flags pulled out, the rest joined."""
+    """`lobster run` after the argv rules: flags pulled out, the remaining words joined into the pipeline."""
 
     def __init__(self) -> None:
         self.mode = "human"
@@ -18,6 +31,9 @@ class RunArgs:
         self.args_json: str | None = None
         self.dry_run = False
         self.raw_args = False
+        self.approval_ttl: str | None = None
+        self.help = False
+        self.max_output_bytes: str | None = None
         self.words: list[str] = []
 
     @property
@@ -25,72 +41,146 @@ class RunArgs:
         return " ".join(self.words)
 
     def workflow_file(self) -> str | None:
-        """`--file`, or a sole word without `|` naming an existing workflow file."""
-        if self.file is not None:
-            return self.file
-        if len(self.words) == 1 and "|" not in self.words[0] and _is_workflow_file(self.words[0]):
-            return self.words[0]
-        return None
+        """`--file`, or a sole word without `|` or spaces that names a workflow file (RunUsageError if it is missing)."""
+        path = self.file
+        if path is None and len(self.words) == 1 and (_looks_like_file(self.words[0]) or _names_directory(self.words[0])):
+            path = self.words[0]
+        if path is None:
+            return None
+        problem = workflow_path_problem(path)
+        if problem is not None:
+            raise RunUsageError(problem)
+        return path
 
 
-def _is_workflow_file(path: str) -> bool:
-    return path.lower().endswith(WORKFLOW_SUFFIXES) and os.path.isfile(path)
+def _looks_like_file(word: str) -> bool:
+    return word.lower().endswith(WORKFLOW_SUFFIXES) and not any(c in word for c in "| \t\n'\"")
+
+
+def _names_directory(word: str) -> bool:
+    """A sole word naming a directory that is no pipeline command (`lobster run flows/`)."""
+    import os
+
+    if not os.path.isdir(word):
+        return False
+    from lobsterlang.interpret.pipeline.registry import IMPLEMENTATIONS
+
+    return word not in IMPLEMENTATIONS
 
 
 def parse_run_args(argv: list[str]) -> RunArgs:
-    """`--mode`, `--file` and `--args-json` are taken from anywhere; `--dry-run` only before the pipeline."""
+    """`--mode`, `--file`, `--args-json`, `--dry-run` and `-h` from anywhere before `--`; `--raw-args` before the pipeline."""
     parsed = RunArgs()
     index = 0
     while index < len(argv):
+        if argv[index] == "--":
+            parsed.words += argv[index + 1:]
+            break
         index = _take(argv, index, parsed)
-    _trailing_leading_flags(parsed)
+    _trailing_raw_args(parsed)
     return parsed
 
 
 def _take(argv: list[str], index: int, parsed: RunArgs) -> int:
     word = argv[index]
-    for name in ("mode", "file", "args-json"):
+    for name in _VALUED:
         if word == f"--{name}":
-            if index + 1 < len(argv):
-                _set(parsed, name, argv[index + 1])
+            if index + 1 >= len(argv):
+                raise RunUsageError(f"--{name} needs a value")
+            _set(parsed, name, argv[index + 1])
             return index + 2
         if word.startswith(f"--{name}="):
             _set(parsed, name, word.split("=", 1)[1])
             return index + 1
-    if word in _LEADING_FLAGS and not parsed.words:
-        setattr(parsed, word[2:].replace("-", "_"), True)
-        return index + 1
-    parsed.words.append(word)
+    if word in ("-h", "--help"):
+        parsed.help = True
+    elif word == "--dry-run":
+        parsed.dry_run = True
+    elif word == "--raw-args" and not parsed.words:
+        parsed.raw_args = True
+    elif word.startswith("-") and word != "-" and not parsed.words:
+        raise RunUsageError(f"No such option '{word}'.{did_you_mean(word.split('=', 1)[0], _OPTIONS)}")
+    else:
+        parsed.words.append(word)
     return index + 1
 
 
 def _set(parsed: RunArgs, name: str, value: str) -> None:
     if name == "mode":
-        parsed.mode = "tool" if value == "tool" else "human"
+        if value not in _MODES:
+            raise RunUsageError(f"--mode must be human or tool, not {value!r}.{did_you_mean(value, _MODES)}")
+        parsed.mode = value
     elif name == "file":
         parsed.file = value
+    elif name == "approval-ttl":
+        parsed.approval_ttl = value
+    elif name == "max-output-bytes":
+        parsed.max_output_bytes = value
     else:
         parsed.args_json = value
 
 
-def _trailing_leading_flags(parsed: RunArgs) -> None:
-    """`run FILE --dry-run` also works when FILE is an existing workflow file."""
-    rest = [w for w in parsed.words if w not in _LEADING_FLAGS]
-    if len(rest) == 1 and rest != parsed.words and _is_workflow_file(rest[0]):
-        for flag in set(parsed.words) - set(rest):
-            setattr(parsed, flag[2:].replace("-", "_"), True)
+def _trailing_raw_args(parsed: RunArgs) -> None:
+    """`run FILE --raw-args` also works when FILE is a workflow file."""
+    rest = [w for w in parsed.words if w != "--raw-args"]
+    if len(rest) == 1 and rest != parsed.words and _looks_like_file(rest[0]):
+        parsed.raw_args = True
         parsed.words = rest
 
 
 def run_main(argv: list[str]) -> int:
     """Run what `argv` names; prints the result and returns the exit code."""
-    parsed = parse_run_args(argv)
+    tool = _tool_mode_requested(argv)
+    try:
+        parsed = parse_run_args(argv)
+        if parsed.help:
+            from lobsterlang.cli.app import run
+
+            return run(["run", "--help"])
+        problem = _approval_ttl_problem(parsed)
+        if problem is not None:
+            return problem
+        if parsed.workflow_file() is None and not parsed.words:
+            raise RunUsageError("give a pipeline, a workflow file, or `-` to read the pipeline from stdin")
+    except RunUsageError as exc:
+        return _usage_error(str(exc), tool)
+    if parsed.max_output_bytes is None:
+        return _run_parsed(parsed)
+    from lobsterlang.interpret.outputcap import cap_from_flag
+
+    with cap_from_flag(parsed.max_output_bytes) as cap_problem:
+        if cap_problem is not None:
+            from lobsterlang.interpret.errors import UsageError
+            from lobsterlang.interpret.pipeline.frontend import report_error
+
+            return report_error(UsageError(cap_problem), parsed.mode, sys.stdout, sys.stderr)
+        return _run_parsed(parsed)
+
+
+def _run_parsed(parsed: RunArgs) -> int:
     path = parsed.workflow_file()
     if path is not None:
         return _run_workflow(path, parsed)
     from lobsterlang.interpret.pipeline.frontend import run_pipeline_text
 
-    return run_pipeline_text(parsed.text, parsed.mode, dry_run=parsed.dry_run)
+    text = sys.stdin.read() if parsed.words == ["-"] else parsed.text
+    return run_pipeline_text(text, parsed.mode, dry_run=parsed.dry_run)
+
+
+def _tool_mode_requested(argv: list[str]) -> bool:
+    """Whether a usage error should be an envelope: `--mode tool` appears among the options."""
+    options = argv[: argv.index("--")] if "--" in argv else argv
+    return any(a == "--mode=tool" or (a == "--mode" and options[i + 1:i + 2] == ["tool"]) for i, a in enumerate(options))
+
+
+def _usage_error(message: str, tool: bool) -> int:
+    if not tool:
+        return print_usage_error("run", RUN_USAGE, message)
+    from lobsterlang.interpret.envelope import dump, error_envelope
+
+    sys.stdout.write(dump(error_envelope("parse_error", message)))
+    sys.stdout.flush()
+    return USAGE_EXIT
 
 
 def _run_workflow(path: str, parsed: RunArgs) -> int:
@@ -101,3 +191,23 @@ def _run_workflow(path: str, parsed: RunArgs) -> int:
         sys.stderr.write("Error: workflow files are not supported by this build\n")
         return 1
     return int(run_file(path, parsed.args_json, parsed.mode, parsed.dry_run, parsed.raw_args))
+
+
+def _approval_ttl_problem(parsed: RunArgs) -> int | None:
+    """`--approval-ttl` (else LOBSTER_APPROVAL_TTL) checked before anything runs; it becomes the run's TTL."""
+    if parsed.approval_ttl is None and not os.environ.get("LOBSTER_APPROVAL_TTL", "").strip():
+        return None
+    from lobsterlang.durations import HINT, parse_duration
+    from lobsterlang.interpret.errors import LobsterRunError, UsageError
+    from lobsterlang.interpret.gatestate import TTL_ENV, approval_ttl
+    from lobsterlang.interpret.pipeline.frontend import report_error
+
+    try:
+        if parsed.approval_ttl is not None:
+            if parse_duration(parsed.approval_ttl) is None:
+                raise UsageError(f"run --approval-ttl {parsed.approval_ttl!r} is not a duration; {HINT}")
+            os.environ[TTL_ENV] = parsed.approval_ttl
+        approval_ttl(os.environ)
+    except LobsterRunError as exc:
+        return report_error(exc, parsed.mode, sys.stdout, sys.stderr)
+    return None

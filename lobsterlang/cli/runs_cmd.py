@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from lobsterlang.interpret.gatestate import is_expired
 from lobsterlang.interpret.state import StateStore
 from lobsterlang.interpret.workflow.journal import RunLog, list_runs
 from lobsterlang.interpret.workflow.runlock import holder_pid
@@ -23,6 +24,8 @@ def run_row(log: RunLog, pid: int | None) -> dict[str, Any]:
         "workflow": log.start.get("filePath"),
         "lastCompletedStep": log.last_done,
         "waitingGate": halted.get("step"),
+        "expiresAt": halted.get("expiresAt"),
+        "expired": is_expired(halted.get("expiresAt")),
         "uncertainStep": log.uncertain[1] if log.uncertain else None,
         "startedAt": log.start.get("startedAt"),
     }
@@ -32,7 +35,7 @@ def _status(row: dict[str, Any]) -> str:
     if row["running"]:
         return f"running (pid {row['pid']})" if row["pid"] else "running"
     if row["waitingGate"]:
-        return f"waiting at {row['waitingGate']}"
+        return f"expired at {row['waitingGate']}" if row["expired"] else f"waiting at {row['waitingGate']}"
     if row["uncertainStep"]:
         return f"interrupted in {row['uncertainStep']}"
     return "interrupted"
@@ -47,7 +50,8 @@ def runs_command(as_json: bool) -> None:
     until that process ends or halts.
 
     Continue one with `lobster resume --run ID` (add --retry-step or --skip-step when a step
-    was interrupted), or answer its gate with --approve yes|no / --response-json.
+    was interrupted), or answer its gate with --approve yes|no / --response-json. A gate past
+    its expiry is listed as `expired`: it can only be cancelled (--cancel).
     """
     store = StateStore.from_env(os.environ)
     problems: list[str] = []

@@ -8,29 +8,35 @@ from __future__ import annotations
 
 import click
 
+from lobsterlang.cli.completion import PassThroughCommand, complete_resume_words, complete_run_words
+
 _PASS_THROUGH = {"ignore_unknown_options": True, "allow_extra_args": True, "allow_interspersed_args": False}
 _WORKSPACE = click.option("--workspace", type=click.Path(file_okay=False), default=None,
                           help="Directory that request cwd values must stay inside (default: the current directory).")
 
 
-@click.command("run", context_settings=_PASS_THROUGH)
-@click.argument("argv", nargs=-1, type=click.UNPROCESSED)
+@click.command("run", cls=PassThroughCommand, context_settings=_PASS_THROUGH)
+@click.argument("argv", nargs=-1, type=click.UNPROCESSED, shell_complete=complete_run_words)
 def run_command(argv: tuple[str, ...]) -> int:
     """Run a pipeline or a workflow file.
 
     \b
     lobster run [--mode human|tool] [--dry-run] '<pipeline>'
     lobster run [--mode tool] FILE.lobster [--args-json '{...}']
-    lobster '<pipeline>'   (the same as run)
+    lobster run -            (read the pipeline from stdin)
+    lobster '<pipeline>'     (the same as run)
 
     \b
-    Flags (parsed as the reference CLI parses them):
-      --mode tool          print exactly one JSON envelope on stdout (any other value: human mode)
+    Flags (anywhere among the arguments; `--` ends them):
+      --mode human|tool    tool: print exactly one JSON envelope on stdout
       --file FILE          run this workflow file (also: a sole FILE argument ending in
-                           .lobster, .yaml, .yml or .json that exists)
+                           .lobster, .yaml, .yml or .json)
       --args-json JSON     workflow args, a JSON object (`${name}`, LOBSTER_ARG_<NAME>)
-      --dry-run            print the plan on stderr and run nothing (before the pipeline text)
-      --raw-args           substitute `${arg}` as raw text, as the reference does (unsafe)
+      --dry-run            print the plan on stderr and run nothing
+      --raw-args           substitute `${arg}` as raw text, as the reference does (unsafe;
+                           before the pipeline, or after FILE)
+      --approval-ttl D     how long gates stay approvable (e.g. 1h, 7d; default
+                           LOBSTER_APPROVAL_TTL or 7 days; a step's expires_in wins)
 
     \b
     Exit codes: 0 ok (also halted at an approval or input gate), 1 runtime error,
@@ -41,8 +47,8 @@ def run_command(argv: tuple[str, ...]) -> int:
     return run_main(list(argv))
 
 
-@click.command("resume", context_settings=_PASS_THROUGH)
-@click.argument("argv", nargs=-1, type=click.UNPROCESSED)
+@click.command("resume", cls=PassThroughCommand, context_settings=_PASS_THROUGH)
+@click.argument("argv", nargs=-1, type=click.UNPROCESSED, shell_complete=complete_resume_words)
 def resume_command(argv: tuple[str, ...]) -> int:
     """Continue a halted run; prints one envelope.
 
@@ -62,9 +68,12 @@ def resume_command(argv: tuple[str, ...]) -> int:
       --run RUN_ID         continue a workflow run from its journal (see `lobster runs`)
       --retry-step         with --run: re-run the step that was started but not recorded
       --skip-step          with --run: skip that step instead
+      --accept-unsigned-state  accept state without this directory's signature (written
+                           by the reference CLI); also LOBSTER_ACCEPT_UNSIGNED_STATE=1
 
     \b
-    A token works once; a reused, altered or unknown token or id is an error and nothing runs.
+    A token works once and until its gate expires; a reused, altered or unknown token or id is
+    an error and nothing runs; state that does not match its signature is refused (state_integrity).
     Exit codes: 0 ok, 1 runtime error, 2 parse or usage error.
     """
     from lobsterlang.cli.resume_cmd import resume_main

@@ -16,4 +16,6 @@ def tool_main(workspace: str | None) -> int:
         request = json.loads(sys.stdin.read())
     except (ValueError, UnicodeDecodeError):
         return print_envelope(sys.stdout, error_envelope("parse_error", "tool request must be valid JSON"))
+    except RecursionError:
+        return print_envelope(sys.stdout, error_envelope("parse_error", "tool request is nested too deeply"))
     return print_envelope(sys.stdout, call_tool(request, workspace))

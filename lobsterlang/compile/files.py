@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import PurePath
 
+import yaml
+
 from lobsterlang import ir
 from lobsterlang.compile import CompileResult, finish
 from lobsterlang.compile.context import Context
@@ -15,32 +17,42 @@ from lobsterlang.syntax.nodes import NestingError, check_graph, needs_graph_chec
 from lobsterlang.syntax.source import decode_source
 from lobsterlang.syntax.yamlload import compose_yaml
 
+Composed = tuple[yaml.Node | None, LineIndex]
+"""The composed document and the line index of its text."""
+
 
 def compile_file(source: str | bytes, path: str, strict: bool) -> CompileResult[ir.Workflow]:
     with collector_paused():
-        return _compile(source, path, strict)
+        return _compile(source, path, strict)[0]
 
 
-def _compile(source: str | bytes, path: str, strict: bool) -> CompileResult[ir.Workflow]:
+def compile_composed(source: str | bytes, path: str) -> tuple[CompileResult[ir.Workflow], Composed | None]:
+    """Compile, and also give the composed document (None when the text did not compose), so that a
+    formatter can survey its layout without composing it again."""
+    with collector_paused():
+        return _compile(source, path, False)
+
+
+def _compile(source: str | bytes, path: str, strict: bool) -> tuple[CompileResult[ir.Workflow], Composed | None]:
     if isinstance(source, bytes):
         decoded, problems = decode_source(source)
         if problems:
-            return finish(None, problems, decoded.text, strict)
+            return finish(None, problems, decoded.text, strict), None
         text, index = decoded.text, decoded.index
     else:
         text, index = source, LineIndex(source)
     is_json = PurePath(path).suffix.lower() == ".json"
     root, problems = (compose_json if is_json else compose_yaml)(text, index)
     if problems:
-        return finish(None, problems, text, strict)
+        return finish(None, problems, text, strict), None
     if root is not None and needs_graph_check(text):
         problems = check_graph(root, index)
         if any(p.is_error for p in problems):
-            return finish(None, problems, text, strict)
+            return finish(None, problems, text, strict), None
     ctx = Context(text, index, path, is_json)
     ctx.extend(problems)
     try:
         workflow = compile_document(ctx, root)
     except NestingError as exc:
-        return finish(None, [nesting_diagnostic(exc, index)], text, strict)
-    return finish(workflow, ctx.diagnostics, text, strict)
+        return finish(None, [nesting_diagnostic(exc, index)], text, strict), None
+    return finish(workflow, ctx.diagnostics, text, strict), (root, index)

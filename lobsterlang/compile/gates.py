@@ -8,11 +8,13 @@ import yaml
 
 from lobsterlang import ir
 from lobsterlang.compile.context import Context, Entry, is_map, value_of
+from lobsterlang.durations import HINT as DURATION_HINT
+from lobsterlang.durations import parse_duration
 
 APPROVAL_KEYS = frozenset(
     {
         "prompt", "items", "preview", "initiated_by", "initiatedBy", "required_approver",
-        "requiredApprover", "require_different_approver", "requireDifferentApprover",
+        "requiredApprover", "require_different_approver", "requireDifferentApprover", "expires_in",
     }
 )
 INPUT_KEYS = frozenset({"prompt", "responseSchema", "defaults"})
@@ -39,6 +41,8 @@ def check_identity(ctx: Context, step_id: str, entry: Entry | None) -> None:
     for key, kind, rule in _IDENTITY_CHECKS:
         if key in entries and not isinstance(value_of(entries[key][1]), kind):
             ctx.error("S116", f"Workflow step {step_id} approval.{key} must be {rule}", entries[key][1])
+    if "expires_in" in entries and parse_duration(value_of(entries["expires_in"][1])) is None:
+        ctx.error("S116", f"Workflow step {step_id} approval.expires_in must be a duration", entries["expires_in"][1], DURATION_HINT)
 
 
 def approval(ctx: Context, step_id: str, entry: Entry | None) -> ir.Approval | None:

@@ -6,13 +6,17 @@ from pathlib import PurePath
 
 from lobsterlang import ir
 from lobsterlang.compile import CompileResult, compile_workflow
+from lobsterlang.compile.files import compile_composed
 from lobsterlang.diagnostics import Diagnostic
 from lobsterlang.fmt.comments import header_gap, with_comments
 from lobsterlang.fmt.document import step_document, workflow_document
 from lobsterlang.fmt.json_out import json_text
 from lobsterlang.fmt.layout import INDENT, Path, document_layout, item_layout
 from lobsterlang.fmt.meaning import same_meaning
+from lobsterlang.fmt.style import DEFAULT_STYLE, Style
+from lobsterlang.record import Record
 from lobsterlang.span import LineIndex, Span
+from lobsterlang.syntax.sourcelayout import SourceLayout, survey
 
 
 class FormatError(ValueError):
@@ -30,17 +34,36 @@ def is_json_path(path: str) -> bool:
     return PurePath(path).suffix.lower() == ".json"
 
 
-def format_text(source: str | bytes, path: str = "<stdin>", *, to_yaml: bool = False) -> str:
-    """The canonical text of a workflow file; JSON paths stay JSON unless `to_yaml`.
+def format_text(source: str | bytes, path: str = "<stdin>", *, to_yaml: bool = False, style: Style = DEFAULT_STYLE) -> str:
+    """The formatted text of a workflow file; JSON paths stay JSON unless `to_yaml`.
 
+    The author's key order, blank lines and scalar styles are kept (see docs/fmt.md).
     Raises FormatError when the file has compile errors: such a file is never rewritten.
     """
-    return format_workflow(compiled(source, path), as_json=is_json_path(path) and not to_yaml)
+    return format_parsed(parse(source, path), as_json=is_json_path(path) and not to_yaml, style=style)
+
+
+class Parsed(Record):
+    """A workflow file that compiles: its IR and, for a YAML file, the survey of its layout."""
+
+    workflow: ir.Workflow
+    layout: SourceLayout | None
 
 
 def compiled(source: str | bytes, path: str) -> ir.Workflow:
     """The IR of a file that compiles without errors (warnings are fine)."""
-    result: CompileResult[ir.Workflow] = compile_workflow(source, path)
+    return _checked(compile_workflow(source, path), path)
+
+
+def parse(source: str | bytes, path: str) -> Parsed:
+    """The IR of a file that compiles without errors, and how it is laid out (composing it once)."""
+    result, composed = compile_composed(source, path)
+    workflow = _checked(result, path)
+    layout = None if composed is None or is_json_path(path) else survey(result.text, *composed)
+    return Parsed(workflow, layout)
+
+
+def _checked(result: CompileResult[ir.Workflow], path: str) -> ir.Workflow:
     if not result.ok or result.ir is None:
         errors = [d for d in result.diagnostics if d.is_error]
         message = f"{path}: {errors[0].message}" if errors else f"{path}: not a workflow"
@@ -48,11 +71,20 @@ def compiled(source: str | bytes, path: str) -> ir.Workflow:
     return result.ir
 
 
-def format_workflow(workflow: ir.Workflow, *, as_json: bool = False) -> str:
-    doc = workflow_document(workflow)
+def format_parsed(parsed: Parsed, *, as_json: bool = False, style: Style = DEFAULT_STYLE) -> str:
+    """The formatted text of a parsed file: a YAML file keeps its author's layout choices."""
+    return format_workflow(parsed.workflow, as_json=as_json, source=None if as_json else parsed.layout, style=style)
+
+
+def format_workflow(
+    workflow: ir.Workflow, *, as_json: bool = False, source: SourceLayout | None = None, style: Style = DEFAULT_STYLE
+) -> str:
+    """Text from IR: canonical, or keeping the layout choices of `source` (the survey of the file it came from)."""
+    doc = workflow_document(workflow, as_written=source is not None)
     if as_json:
         return json_text(doc)
-    lines = with_comments(document_layout(doc), workflow.comments, header_gap(workflow))
+    gap = source is None and header_gap(workflow)
+    lines = with_comments(document_layout(doc, source, style), workflow.comments, gap)
     return "\n".join(lines) + "\n"
 
 
@@ -67,14 +99,15 @@ def verified(workflow: ir.Workflow, text: str, path: str) -> bool:
     return result.ok and result.ir is not None and same_meaning(workflow, result.ir)
 
 
-def format_step(source: str, path: str, step_id: str) -> tuple[Span, str]:
-    """Range formatting: the span of step `step_id` in `source` and its canonical text.
+def format_step(source: str, path: str, step_id: str, *, style: Style = DEFAULT_STYLE) -> tuple[Span, str]:
+    """Range formatting: the span of step `step_id` in `source` and its formatted text.
 
     The span starts at the step's first key (after `- `) and ends after its last line;
     replacing it with the text formats that step alone. A step written in flow style
     (`[{id: a, ...}]`) cannot be replaced on its own: then the span is the whole file.
     """
-    workflow = compiled(source, path)
+    parsed = parse(source, path)
+    workflow = parsed.workflow
     found = _find_step(workflow.steps, step_id, ("steps",))
     if found is None:
         raise FormatError(f"{path}: no step {step_id!r}")
@@ -82,15 +115,19 @@ def format_step(source: str, path: str, step_id: str) -> tuple[Span, str]:
     index = LineIndex(source)
     start = step.span.start
     if is_json_path(path) or source[source.rfind("\n", 0, start) + 1 : start].strip() != "-":
-        return index.span(0, len(source)), format_workflow(workflow, as_json=is_json_path(path))
+        return index.span(0, len(source)), format_parsed(parsed, as_json=is_json_path(path), style=style)
     inside = tuple(c for c in workflow.comments if c.path[: len(step_path)] == step_path and c.span.start > start)
-    return index.span(start, _step_end(source, step, workflow.comments, inside)), _step_text(step, step_path, inside)
+    step_text = _step_text(step, step_path, inside, parsed.layout, style)
+    return index.span(start, _step_end(source, step, workflow.comments, inside)), step_text
 
 
-def _step_text(step: ir.Step, step_path: Path, comments: tuple[ir.Comment, ...]) -> str:
-    """The step's canonical lines, its keys at the column of its first key, without the leading `- `."""
+def _step_text(
+    step: ir.Step, step_path: Path, comments: tuple[ir.Comment, ...], source: SourceLayout | None, style: Style
+) -> str:
+    """The step's formatted lines, its keys at the column of its first key, without the leading `- `."""
     dash = step.span.col - 1 - INDENT
-    lines = with_comments(item_layout(step_document(step), dash, step_path), comments, False)
+    doc = step_document(step, as_written=source is not None)
+    lines = with_comments(item_layout(doc, dash, step_path, source, style), comments, False)
     return "\n".join(lines)[dash + INDENT :]
 
 

@@ -1,55 +1,99 @@
-"""Put each comment back beside what it belongs to: before its entry, at the end of its line, or at the file's end."""
+"""Put each comment back beside what it belongs to: before or after its entry, at the end of its line, or at the file's end.
+
+When formatting a file (rather than writing IR), a blank line the source had before an entry
+or a comment is kept (runs of blank lines become one).
+"""
 
 from __future__ import annotations
 
 from lobsterlang import ir
 from lobsterlang.fmt.layout import Layout, Path
 
+_Line = tuple[str, bool]
+"""A comment line's text (at its indentation) and whether a blank line comes before it."""
+
 
 class _Placed:
     """Comments gathered per output line, plus the file's header and footer."""
 
     def __init__(self) -> None:
-        self.header: list[str] = []
-        self.footer: list[str] = []
-        self.before: dict[int, list[str]] = {}
+        self.header: list[_Line] = []
+        self.footer: list[_Line] = []
+        self.before: dict[int, list[_Line]] = {}
+        self.after: dict[int, list[_Line]] = {}
         self.trailing: dict[int, str] = {}
 
 
 def with_comments(layout: Layout, comments: tuple[ir.Comment, ...], header_gap: bool) -> list[str]:
     """The rendered lines with every comment in place; `header_gap` puts a blank line after the header."""
     placed = _place(layout, comments)
-    gap = [""] if placed.header and header_gap else []
-    return [*placed.header, *gap, *_attached(layout.lines, placed), *placed.footer]
+    out: list[str] = []
+    for text, blank in placed.header:
+        _add(out, text, blank)
+    if placed.header and header_gap:
+        out.append("")
+    _attach(out, layout, placed)
+    for text, blank in placed.footer:
+        _add(out, text, blank)
+    return out
+
+
+def _add(out: list[str], line: str, blank_before: bool) -> None:
+    if blank_before and out and out[-1]:
+        out.append("")
+    out.append(line)
 
 
 def _place(layout: Layout, comments: tuple[ir.Comment, ...]) -> _Placed:
     placed = _Placed()
+    source = layout.source
     for comment in comments:
+        blank = source is not None and source.blank_before(comment.span.line)
         if comment.placement == "end":
-            placed.footer.append(comment.text)
+            placed.footer.append((comment.text, blank))
             continue
         number = _resolve(layout, comment.path)
         if number is None:
-            placed.header.append(comment.text)
+            placed.header.append((comment.text, blank))
         elif comment.placement == "trailing" and number not in placed.trailing:
             placed.trailing[number] = comment.text
+        elif comment.placement == "after":
+            pad = _indentation(layout.lines[number])
+            placed.after.setdefault(_last_line(layout.lines, number), []).append((pad + comment.text, blank))
         else:
-            placed.before.setdefault(number, []).append(comment.text)
+            pad = _indentation(layout.lines[number])
+            placed.before.setdefault(number, []).append((pad + comment.text, blank))
     return placed
 
 
-def _attached(lines: list[str], placed: _Placed) -> list[str]:
-    """The lines with comments before them and at their ends (from the last line up, so numbers stay valid)."""
-    out = list(lines)
-    for number in sorted(placed.before.keys() | placed.trailing.keys(), reverse=True):
-        line = out[number]
+def _attach(out: list[str], layout: Layout, placed: _Placed) -> None:
+    """The lines with comments before, after and at the end of them, and the source's blank lines."""
+    blank_lines = layout.blank_lines()
+    for number, line in enumerate(layout.lines):
+        for text, blank in placed.before.get(number, ()):
+            _add(out, text, blank)
         trailing = placed.trailing.get(number)
-        if trailing:
-            out[number] = line + "  " + trailing
-        pad = " " * (len(line) - len(line.lstrip(" ")))
-        out[number:number] = [pad + text for text in placed.before.get(number, ())]
-    return out
+        _add(out, line + "  " + trailing if trailing else line, number in blank_lines)
+        for text, blank in placed.after.get(number, ()):
+            _add(out, text, blank)
+
+
+def _indentation(line: str) -> str:
+    return " " * (len(line) - len(line.lstrip(" ")))
+
+
+def _last_line(lines: list[str], first: int) -> int:
+    """The last line of the entry that starts on line `first`: lines below it that are indented deeper
+    (or empty, inside a block scalar) belong to it."""
+    depth = len(_indentation(lines[first]))
+    last = first
+    for number in range(first + 1, len(lines)):
+        line = lines[number]
+        if line and len(_indentation(line)) <= depth:
+            break
+        if line:
+            last = number
+    return last
 
 
 def _resolve(layout: Layout, path: Path) -> int | None:

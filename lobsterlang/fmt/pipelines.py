@@ -3,14 +3,38 @@
 from __future__ import annotations
 
 from lobsterlang import ir
+from lobsterlang.syntax.lexer import pipeline_word_scanner
 from lobsterlang.syntax.text import JS_WHITESPACE
 
 _BARE_UNSAFE = frozenset(" \t\n\r|'\"") | JS_WHITESPACE
 
 
-def stage_texts(pipeline: ir.Pipeline) -> list[str]:
-    """One canonical text per stage; joined with ` | ` they parse back to the same stages."""
+def stage_texts(pipeline: ir.Pipeline, *, as_written: bool = False) -> list[str]:
+    """One text per stage; joined with ` | ` they parse back to the same stages.
+
+    Words are quoted canonically, or `as_written` (only the spaces between them normalized).
+    """
+    if as_written:
+        return [_written_stage(stage) for stage in pipeline.stages]
     return [stage_text(stage) for stage in pipeline.stages]
+
+
+def _written_stage(stage: ir.Stage) -> str:
+    """The stage's words as the author spelled them, one space between them."""
+    words = split_words(stage.raw)
+    return " ".join(words) if words else stage_text(stage)
+
+
+def split_words(text: str) -> list[str] | None:
+    """The words of a piece of pipeline text as spelled (quotes kept), `|` included as a word;
+    None when the text does not scan completely (an unclosed quote)."""
+    words = []
+    consumed = 0
+    for space, pipe, bare, single, double, other in pipeline_word_scanner().findall(text):
+        word = pipe or bare or single or double or other
+        consumed += len(space) + len(word)
+        words.append(word)
+    return words if consumed == len(text.rstrip(" \t\n\r")) else None
 
 
 def pipeline_text(pipeline: ir.Pipeline) -> str:

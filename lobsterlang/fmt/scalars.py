@@ -60,6 +60,13 @@ def quoted(text: str) -> str:
     return double_quoted(text)
 
 
+def quoted_with(text: str, quote: str) -> str:
+    """`text` in the given quote character; single quotes fall back to double where escapes are needed."""
+    if quote == "'" and _quotable(text):
+        return "'" + text.replace("'", "''") + "'"
+    return double_quoted(text)
+
+
 def _quotable(text: str) -> bool:
     """No character that quotes must escape; `str.isprintable()` answers for most text in one pass
     (every character it calls printable, YAML allows)."""
@@ -89,6 +96,15 @@ def string(text: str) -> str:
     return text if is_plain_safe(text) else quoted(text)
 
 
+_FLOW_INDICATORS = frozenset(",[]{}:")
+
+
+def flow_string(text: str) -> str:
+    """A scalar inside a flow collection: plain only where no flow indicator (`,[]{}`) could end it and no `:`
+    appears (inside a flow collection pyyaml refuses a plain `a:b`, which block style allows)."""
+    return text if is_plain_safe(text) and _FLOW_INDICATORS.isdisjoint(text) else quoted(text)
+
+
 def needs_escaping(text: str) -> bool:
     """A one-line string that cannot be plain and holds quotes or backslashes (which quoting would escape),
     yet can stand alone as the only line of a `|-` block (no line break, not even `\\r`; no edge spaces; printable)."""
@@ -115,6 +131,39 @@ def literal_block(text: str) -> tuple[str, list[str]] | None:
     body, chomp = (text[:-1], "") if text.endswith("\n") else (text, "-")
     indent = "2" if body[0] in " \t\n" else ""
     return "|" + indent + chomp, body.split("\n")
+
+
+def one_line_block(text: str) -> tuple[str, list[str]] | None:
+    """`|-` and the one line of `text`, if a literal block can hold it: printable, no edge spaces."""
+    if not text or text != text.strip() or "\n" in text or "\r" in text or _unprintable(text):
+        return None
+    return "|-", [text]
+
+
+def folded_block(text: str, lengths: tuple[int, ...] | None, width: int) -> tuple[str, list[str]] | None:
+    """The header (`>` or `>-`) and lines of a folded block for `text`: broken where the author broke it
+    (`lengths` of the source lines) when those breaks still fit the text, else at `width`; None when a
+    folded block cannot hold it (a line break inside, or nothing to fold)."""
+    body, header = (text[:-1], ">") if text.endswith("\n") else (text, ">-")
+    if not body or "\n" in body or body != body.strip() or not foldable(body):
+        return None
+    lines = split_at(body, lengths) if lengths else None
+    if lines is None:
+        lines = folded_lines(body, width) or [body]
+    return header, lines
+
+
+def split_at(text: str, lengths: tuple[int, ...]) -> list[str] | None:
+    """`text` cut into lines of these lengths at single spaces (which folding puts back), if it can be."""
+    lines: list[str] = []
+    start = 0
+    for length in lengths[:-1]:
+        at = start + length
+        if at + 1 >= len(text) or text[at] != " " or text[at - 1] in " \t" or text[at + 1] in " \t":
+            return None
+        lines.append(text[start:at])
+        start = at + 1
+    return [*lines, text[start:]] if len(text) - start == lengths[-1] else None
 
 
 def number(value: float | int) -> str:

@@ -59,3 +59,16 @@ class StateNotFound(LobsterRunError):
 
 class StateKeyError(CommandError):
     """A state key that normalizes to nothing (`state key is empty/invalid`)."""
+
+
+class StateIntegrityError(LobsterRunError):
+    """Stored resume state that this state directory's key did not sign, or that does not match its token.
+
+    Nothing runs and nothing is deleted: the state stays in place for inspection.
+    """
+
+    error_type = "state_integrity"
+
+
+class GateExpired(LobsterRunError):
+    """The gate's approval window has passed; it can only be cancelled (`resume --cancel`)."""

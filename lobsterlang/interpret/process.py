@@ -1,18 +1,32 @@
-"""Child processes in their own process group, killed as a whole tree on cancel, timeout or early stop."""
+"""Child processes in their own process group, killed with every descendant on cancel, timeout or early stop.
+
+Output is read while the child runs and capped: more than the cap on stdout or on stderr kills the tree.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import errno
+import itertools
 import os
+import secrets
 import signal
 import subprocess
 import threading
 import time
+import weakref
 from collections.abc import Mapping, Sequence
 
-from lobsterlang.interpret.errors import Cancelled
+from lobsterlang.interpret.errors import Cancelled, CommandError
+from lobsterlang.interpret.outputcap import OutputCap
+from lobsterlang.interpret.reaper import TAG_VAR, kill_tagged
 
 FORCE_KILL_AFTER_S = 0.25
+TOO_BIG = (
+    "cannot start {program}: its arguments or environment are too large (Argument list too long; "
+    "Linux allows 128 KiB per argument or variable, and args reach steps as LOBSTER_ARG_<NAME>)"
+)
+_TAGS: weakref.WeakKeyDictionary[subprocess.Popen[bytes], str] = weakref.WeakKeyDictionary()
 
 
 class Cancellation:
@@ -23,6 +37,8 @@ class Cancellation:
         self.exit_code = 130
         self._live: set[subprocess.Popen[bytes]] = set()
         self._lock = threading.Lock()
+        self.tag = secrets.token_hex(6)
+        self._count = itertools.count(1)
 
     @property
     def cancelled(self) -> bool:
@@ -39,14 +55,26 @@ class Cancellation:
             self.reason, self.exit_code = reason, exit_code
         for proc in self._snapshot():
             kill_tree(proc)
+        self.sweep()
+
+    def sweep(self) -> None:
+        """Kill whatever this run started that is still alive, inside its process groups or not."""
+        kill_tagged(self.tag)
 
     def spawn(self, argv: Sequence[str], env: Mapping[str, str], cwd: str, *, stdin: bool) -> subprocess.Popen[bytes]:
-        """Start `argv` (never through a shell) in a new process group and track it."""
+        """Start `argv` (never through a shell) in a new process group, tagged, and track it."""
         self.check()
-        proc = subprocess.Popen(
-            list(argv), env=dict(env), cwd=cwd, shell=False, start_new_session=True,
-            stdin=subprocess.PIPE if stdin else subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        )
+        tagged = {**env, TAG_VAR: f"{self.tag}.{next(self._count)}"}
+        try:
+            proc = subprocess.Popen(
+                list(argv), env=tagged, cwd=cwd, shell=False, start_new_session=True,
+                stdin=subprocess.PIPE if stdin else subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            )
+        except OSError as exc:
+            if exc.errno == errno.E2BIG:
+                raise CommandError(TOO_BIG.format(program=argv[0])) from None
+            raise
+        _TAGS[proc] = tagged[TAG_VAR]
         with self._lock:
             self._live.add(proc)
         if self.reason is not None:  # cancelled while it started: `cancel()` could not see it yet
@@ -65,14 +93,26 @@ class Cancellation:
 
 
 def kill_tree(proc: subprocess.Popen[bytes], grace: float = FORCE_KILL_AFTER_S) -> None:
-    """SIGTERM the child's whole process group, then SIGKILL it after `grace` seconds."""
+    """SIGTERM the child's whole process group, then SIGKILL it and every descendant after `grace` seconds."""
     signal_group(proc.pid, signal.SIGTERM)
     deadline = time.monotonic() + grace
     while proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)
-    signal_group(proc.pid, signal.SIGKILL)
+    kill_now(proc)
     with contextlib.suppress(subprocess.TimeoutExpired):
         proc.wait(timeout=5)
+
+
+def kill_now(proc: subprocess.Popen[bytes]) -> None:
+    """SIGKILL the child's process group, its live descendants, and the processes that carry its tag."""
+    tag = _tag_of(proc)
+    if tag is not None:
+        kill_tagged(tag, (proc.pid,))
+    signal_group(proc.pid, signal.SIGKILL)
+
+
+def _tag_of(proc: subprocess.Popen[bytes]) -> str | None:
+    return _TAGS.get(proc)
 
 
 def signal_group(pgid: int, sig: int) -> None:
@@ -81,21 +121,63 @@ def signal_group(pgid: int, sig: int) -> None:
         os.killpg(pgid, sig)
 
 
-class OutputTooLarge(Exception):
-    """A child wrote more than the allowed number of bytes (its tree has been killed)."""
+class OutputTooLarge(CommandError):
+    """A child wrote more than its cap on one stream (its tree has been killed): `lobster stdout exceeded …`."""
+
+    def __init__(self, stream: str, cap: OutputCap) -> None:
+        super().__init__(f"lobster {stream} exceeded {cap.setting}")
+        self.stream, self.cap = stream, cap
+
+
+class CappedReader:
+    """Reads one pipe of a child; past the cap, kills the child's tree and remembers the overflow."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], stream: str, cap: OutputCap | None, keep: int | None = None) -> None:
+        self.proc, self.stream, self.cap = proc, stream, cap
+        self.keep = keep
+        self.size = 0
+        self.chunks: list[bytes] = []
+        self.overflow = False
+
+    def take(self, chunk: bytes) -> bool:
+        """Count `chunk`; False (and the tree killed) once the stream went over its cap."""
+        self.size += len(chunk)
+        if self.cap is not None and self.size > self.cap.limit:
+            self.overflow = True
+            kill_now(self.proc)
+            return False
+        if self.keep is None or self.size - len(chunk) < self.keep:
+            self.chunks.append(chunk)
+        return True
+
+    def read_all(self, fd: int) -> None:
+        """Read `fd` to its end (or until the cap was passed)."""
+        for chunk in iter(lambda: os.read(fd, 65536), b""):
+            if not self.take(chunk):
+                return
+
+    def check(self) -> None:
+        if self.overflow:
+            assert self.cap is not None
+            raise OutputTooLarge(self.stream, self.cap)
+
+    @property
+    def data(self) -> bytes:
+        return b"".join(self.chunks)
 
 
 def run_to_end(
-    cancel: Cancellation, argv: Sequence[str], env: Mapping[str, str], cwd: str, max_bytes: int | None = None,
+    cancel: Cancellation, argv: Sequence[str], env: Mapping[str, str], cwd: str, cap: OutputCap | None = None,
+    stdin: bytes | None = None,
 ) -> tuple[int, str, str]:
     """Run a child to completion in its own process group: (exit code, stdout, stderr).
 
     A cancelled run kills the child's tree; `FileNotFoundError` means the program was not found;
-    more than `max_bytes` on stdout or stderr kills the tree and raises `OutputTooLarge`.
+    more than `cap` bytes on stdout or on stderr kills the tree and raises `OutputTooLarge`.
     """
-    proc = cancel.spawn(argv, env, cwd, stdin=False)
+    proc = cancel.spawn(argv, env, cwd, stdin=stdin is not None)
     try:
-        out, err = _read_both(proc, max_bytes)
+        out, err = _read_both(proc, cap, stdin)
     except BaseException:
         kill_tree(proc)
         raise
@@ -106,30 +188,29 @@ def run_to_end(
     return proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
 
 
-def _read_both(proc: subprocess.Popen[bytes], max_bytes: int | None) -> tuple[bytes, bytes]:
-    """Both pipes read to the end (stderr in a thread); more than `max_bytes` on either kills the tree."""
+def _read_both(proc: subprocess.Popen[bytes], cap: OutputCap | None, stdin: bytes | None) -> tuple[bytes, bytes]:
+    """Both pipes read to the end (stderr and stdin in threads); past the cap on either, the tree is killed."""
     assert proc.stdout is not None and proc.stderr is not None
-    out_chunks: list[bytes] = []
-    err_chunks: list[bytes] = []
-    overflow: list[bool] = []
-    reader = threading.Thread(target=_read_into, args=(proc, proc.stderr.fileno(), err_chunks, max_bytes, overflow), daemon=True)
-    reader.start()
-    _read_into(proc, proc.stdout.fileno(), out_chunks, max_bytes, overflow)
-    reader.join()
+    out, err = CappedReader(proc, "stdout", cap), CappedReader(proc, "stderr", cap)
+    threads = [threading.Thread(target=err.read_all, args=(proc.stderr.fileno(),), daemon=True)]
+    if stdin is not None:
+        threads.append(threading.Thread(target=write_stdin, args=(proc, stdin), daemon=True))
+    for thread in threads:
+        thread.start()
+    out.read_all(proc.stdout.fileno())
+    for thread in threads:
+        thread.join()
     proc.stdout.close()
     proc.stderr.close()
-    if overflow:
-        raise OutputTooLarge(max_bytes)
-    return b"".join(out_chunks), b"".join(err_chunks)
+    out.check()
+    err.check()
+    return out.data, err.data
 
 
-def _read_into(proc: subprocess.Popen[bytes], fd: int, chunks: list[bytes], max_bytes: int | None, overflow: list[bool]) -> None:
-    """Read `fd` to its end; past `max_bytes`, kill the child's group so that both pipes close."""
-    size = 0
-    for chunk in iter(lambda: os.read(fd, 65536), b""):
-        size += len(chunk)
-        if max_bytes is not None and size > max_bytes:
-            overflow.append(True)
-            signal_group(proc.pid, signal.SIGKILL)
-            return
-        chunks.append(chunk)
+def write_stdin(proc: subprocess.Popen[bytes], payload: bytes) -> None:
+    """Write the child's whole stdin and close it; a child that stopped reading is fine."""
+    assert proc.stdin is not None
+    with contextlib.suppress(OSError):
+        proc.stdin.write(payload)
+    with contextlib.suppress(OSError):
+        proc.stdin.close()

@@ -1,12 +1,15 @@
-"""Resume by token or approval id: decode, pick the engine by the token's kind, and return its envelope.
+"""Resume by token or approval id: verify, pick the engine by the token's kind, and return its envelope.
 
 Workflow tokens (`kind: "workflow-file"`) go to the workflow engine as
 
-    lobsterlang.interpret.workflow.resume(state_key: str, decision: Decision, ctx: RunContext) -> Envelope
+    lobsterlang.interpret.workflow.resume(state_key: str, decision: Decision, ctx: RunContext,
+                                          token: TokenPayload | None) -> Envelope
 
 where `Decision` (approve / response / cancel) is `lobsterlang.interpret.pipeline.session.Decision`
 and `ctx.store` is the state store (`ctx.store.claim(state_key, ...)` makes it single-use).
-The engine returns the envelope; this module prints it and picks the exit code.
+The token is verified (signature, key shape) before any state file is read; the engine checks
+the claimed state against it (`gatestate.verify_claim`). The engine returns the envelope; this
+module prints it and picks the exit code.
 """
 
 from __future__ import annotations
@@ -16,20 +19,28 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from lobsterlang.interpret.envelope import Envelope, error_envelope
-from lobsterlang.interpret.errors import LobsterRunError
+from lobsterlang.interpret.errors import InvalidToken, LobsterRunError
+from lobsterlang.interpret.gatestate import accepts_unsigned, signer_for
 from lobsterlang.interpret.pipeline.runtime import RunContext
 from lobsterlang.interpret.signals import cancel_on_signals
 from lobsterlang.interpret.state import StateStore
-from lobsterlang.interpret.tokens import PIPELINE_KIND, WORKFLOW_KIND, TokenPayload, decode_token
+from lobsterlang.interpret.tokens import UNSIGNED_HINT, WORKFLOW_KIND, TokenPayload, decode_token, kind_of_key
 
 
-def token_for(token: str | None, approval_id: str | None, store: StateStore) -> TokenPayload:
-    """The token's payload; an approval id is looked up and turned into one."""
+def token_for(token: str | None, approval_id: str | None, store: StateStore, env: Mapping[str, str]) -> TokenPayload:
+    """The token's verified payload; an approval id is looked up and its stored token verified."""
+    unsigned = accepts_unsigned(env)
     if token:
-        return decode_token(token)
-    key = store.approval_state_key(approval_id or "")
-    kind = PIPELINE_KIND if key.startswith("pipeline_resume_") else WORKFLOW_KIND
-    return TokenPayload(kind, key)
+        return decode_token(token, lambda: signer_for(store), unsigned)
+    key, stored = store.approval_index(approval_id or "")
+    if stored is not None:
+        payload = decode_token(stored, lambda: signer_for(store), unsigned)
+        if payload.state_key != key:
+            raise InvalidToken("Invalid token")
+        return payload
+    if not unsigned:
+        raise InvalidToken(f'Approval ID "{approval_id}": {UNSIGNED_HINT}')
+    return TokenPayload(kind_of_key(key), key)
 
 
 def resume_envelope(
@@ -43,12 +54,12 @@ def resume_envelope(
     try:
         with cancel_on_signals(ctx.cancel):
             decision = decide()
-            payload = token_for(token, approval_id, ctx.store)
+            payload = token_for(token, approval_id, ctx.store, ctx.env)
             if payload.kind == WORKFLOW_KIND:
-                return _resume_workflow(payload.state_key, decision, ctx)
+                return _resume_workflow(payload, decision, ctx)
             from lobsterlang.interpret.pipeline.session import resume
 
-            return resume(payload.state_key, decision, ctx)
+            return resume(payload.state_key, decision, ctx, payload)
     except LobsterRunError as exc:
         return error_envelope(exc.error_type, exc.message)
     except (OSError, RecursionError) as exc:
@@ -57,11 +68,11 @@ def resume_envelope(
         return error_envelope("runtime_error", as_run_error(exc).message)
 
 
-def _resume_workflow(state_key: str, decision: Any, ctx: RunContext) -> Envelope:
+def _resume_workflow(payload: TokenPayload, decision: Any, ctx: RunContext) -> Envelope:
     workflow_resume = workflow_entry("resume")
     if workflow_resume is None:
         return error_envelope("runtime_error", "workflow files are not supported by this build")
-    envelope: Envelope = workflow_resume(state_key, decision, ctx)
+    envelope: Envelope = workflow_resume(payload.state_key, decision, ctx, payload)
     return envelope
 
 

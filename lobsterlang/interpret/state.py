@@ -1,7 +1,9 @@
 """The state directory: small JSON files written atomically, 0600 files in a 0700 dir.
 
 Keys map to file names as the reference does (`keyToPath`). Resume state is claimed by
-renaming its file, so a token can be used once even when several resumes race.
+renaming its file, so a token can be used once even when several resumes race. Files are
+opened with O_NOFOLLOW: a state file replaced by a symlink is refused, never followed.
+The directory's signing key (`signing.key`, see `secret_key`) signs tokens and resume state.
 """
 
 from __future__ import annotations
@@ -14,7 +16,6 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from lobsterlang.interpret.errors import ApprovalNotFound, StateKeyError, StateNotFound
-from lobsterlang.interpret.tokens import encode_token
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -23,6 +24,11 @@ _UNSAFE = re.compile(r"[^a-z0-9._-]+")
 _UNDERSCORES = re.compile(r"_+")
 _NOT_HEX = re.compile(r"[^a-f0-9]")
 _ID_ATTEMPTS = 16
+_RESUME_KEY = re.compile(r"(pipeline_resume|workflow_resume)_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+SECRET_FILE = "signing.key"
+"""The per-directory HMAC key: 64 hex characters, mode 0600. Delete it to rotate (outstanding tokens die)."""
+_SECRET_BYTES = 32
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 class CorruptState(ValueError):
@@ -43,6 +49,16 @@ def key_to_filename(key: str) -> str:
     if not safe:
         raise StateKeyError("state key is empty/invalid")
     return safe + ".json"
+
+
+def resume_key_prefix(key: str) -> str | None:
+    """`pipeline_resume` or `workflow_resume` for a well-formed resume state key, else None.
+
+    Checked before any file is touched, so a token naming a `state.set` key or an approval
+    index can never read, claim or delete it.
+    """
+    match = _RESUME_KEY.fullmatch(key)
+    return match.group(1) if match else None
 
 
 def random_hex(size: int) -> str:
@@ -66,15 +82,34 @@ def now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-class Claim:
-    """A claimed resume state: `value` is its content; `release()` removes the claimed file."""
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
 
-    def __init__(self, path: str, value: Any) -> None:
+
+class Claim:
+    """A claimed resume state: `value` is its content; `release()` removes it, `put_back()` restores it."""
+
+    def __init__(self, path: str, value: Any, source: str, problem: str | None = None) -> None:
         self.path = path
         self.value = value
+        self.source = source
+        self.problem = problem
+        """Why the claimed file could not be read as JSON (a symlink, not JSON), or None."""
 
     def release(self) -> None:
         with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.path)
+
+    def put_back(self) -> None:
+        """Return the claimed file, unchanged, to its key (never over a file that is there)."""
+        with contextlib.suppress(FileExistsError, FileNotFoundError):
+            os.link(self.path, self.source, follow_symlinks=False)
             os.unlink(self.path)
 
 
@@ -121,11 +156,6 @@ class StateStore:
         """An unguessable key such as `pipeline_resume_<uuid4>`."""
         return f"{prefix}_{uuid4()}"
 
-    @staticmethod
-    def new_token(kind: str, state_key: str) -> str:
-        """The resume token for a state key (see `tokens.encode_token`)."""
-        return encode_token(kind, state_key)
-
     def claim(self, key: str, missing_message: str = "Pipeline resume state not found") -> Claim:
         """Take the state at `key` for this process alone, or raise `StateNotFound`.
 
@@ -133,25 +163,76 @@ class StateStore:
         rename succeeds. A reused token finds nothing and gets `StateNotFound`.
         """
         source = self.path_for(key)
-        claimed = os.path.join(self.root, f".{os.path.basename(source)}.claimed-{random_hex(8)}")
+        claimed = os.path.join(self.root, f".{os.path.basename(source)}.claimed-{os.getpid()}-{random_hex(8)}")
         try:
             os.rename(source, claimed)
         except (FileNotFoundError, NotADirectoryError):
             raise StateNotFound(missing_message) from None
         try:
-            value = self._read_path(claimed, None)
-        except CorruptState:
-            value = None
-        return Claim(claimed, value)
+            return Claim(claimed, self._read_path(claimed, None), source)
+        except CorruptState as exc:
+            return Claim(claimed, None, source, str(exc))
+
+    def recover_abandoned_claim(self, key: str) -> bool:
+        """Put back the state of `key` claimed by a process that has died; True when one was put back.
+
+        Only for a caller that knows no step ran after the claim (the run's journal still ends
+        at this gate): a resume killed before it started anything leaves its token usable.
+        """
+        prefix = f".{key_to_filename(key)}.claimed-"
+        try:
+            names = [n for n in os.listdir(self.root) if n.startswith(prefix)]
+        except OSError:
+            return False
+        for name in names:
+            owner = name[len(prefix):].split("-", 1)[0]
+            if owner.isdigit() and not _process_alive(int(owner)):
+                Claim(os.path.join(self.root, name), None, self.path_for(key)).put_back()
+                return os.path.lexists(self.path_for(key))
+        return False
+
+    # ── signing key ──
+
+    def secret_key(self) -> bytes:
+        """This directory's signing key, created (0600, atomically, race-safe) on first use."""
+        path = os.path.join(self.root, SECRET_FILE)
+        key = self._read_secret(path)
+        if key is None:
+            self._link_new(path, random_hex(_SECRET_BYTES) + "\n")
+            key = self._read_secret(path)
+        if key is None:
+            raise CorruptState(f"{SECRET_FILE} is missing or not {_SECRET_BYTES * 2} hex characters")
+        return key
+
+    def _read_secret(self, path: str) -> bytes | None:
+        try:
+            fd = os.open(path, os.O_RDONLY | _NOFOLLOW)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise CorruptState(f"{SECRET_FILE} cannot be read: {exc.strerror}") from None
+        with os.fdopen(fd, "rb") as handle:
+            info = os.fstat(fd)
+            if info.st_mode & 0o077 or info.st_uid != os.getuid():
+                raise CorruptState(f"{SECRET_FILE} must be a file of yours with mode 0600 (chmod 600 {path})")
+            text = handle.read(4 * _SECRET_BYTES).decode("ascii", "replace").strip()
+        try:
+            key = bytes.fromhex(text)
+        except ValueError:
+            key = b""
+        if len(key) != _SECRET_BYTES:
+            raise CorruptState(f"{SECRET_FILE} is not {_SECRET_BYTES * 2} hex characters; delete it to make a new key")
+        return key
 
     # ── approval ids ──
 
-    def new_approval_id(self, state_key: str) -> str | None:
-        """Publish `approval_<8 hex>.json` pointing at `state_key`; None when it cannot be written.
+    def new_approval_id(self, state_key: str, token: str) -> str | None:
+        """Publish `approval_<8 hex>.json` pointing at `state_key` with its signed token; None when it cannot be written.
 
         The index is linked into place, so an existing id is never overwritten.
         """
-        body = json.dumps({"stateKey": state_key, "createdAt": now_iso()}, separators=(",", ":")) + "\n"
+        index = {"stateKey": state_key, "createdAt": now_iso(), "token": token}
+        body = json.dumps(index, separators=(",", ":")) + "\n"
         for _ in range(_ID_ATTEMPTS):
             approval_id = random_hex(4)
             try:
@@ -161,8 +242,11 @@ class StateStore:
                 return None
         return None
 
-    def approval_state_key(self, approval_id: str) -> str:
-        """The state key behind an approval id, or `ApprovalNotFound` (named as given)."""
+    def approval_index(self, approval_id: str) -> tuple[str, str | None]:
+        """The state key behind an approval id and its token (None in an index another CLI wrote).
+
+        `ApprovalNotFound` (named as given) when there is no such index.
+        """
         clean = _NOT_HEX.sub("", approval_id)
         try:
             data = self._read_path(os.path.join(self.root, f"approval_{clean}.json"), None) if clean else None
@@ -171,7 +255,8 @@ class StateStore:
         key = data.get("stateKey") if isinstance(data, dict) else None
         if not isinstance(key, str):
             raise ApprovalNotFound(approval_id)
-        return key
+        token = data.get("token") if isinstance(data, dict) else None
+        return key, token if isinstance(token, str) else None
 
     def delete_approval_ids(self, state_key: str) -> None:
         """Remove every approval index that points at `state_key`."""
@@ -197,10 +282,13 @@ class StateStore:
 
     def _read_path(self, path: str, default: Any) -> Any:
         try:
-            with open(path, encoding="utf-8") as handle:
-                text = handle.read()
+            fd = os.open(path, os.O_RDONLY | _NOFOLLOW)
         except (FileNotFoundError, NotADirectoryError):
             return default
+        except OSError as exc:  # ELOOP: a symlink where a state file should be
+            raise CorruptState(f"{os.path.basename(path)} cannot be read: {exc.strerror}") from None
+        with os.fdopen(fd, encoding="utf-8") as handle:
+            text = handle.read()
         try:
             return json.loads(text)
         except ValueError as exc:

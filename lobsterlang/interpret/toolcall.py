@@ -1,7 +1,9 @@
-"""The embedded tool call: `{"action":"run"|"resume", ...}` → one envelope, with a timeout and an output cap.
+"""The embedded tool call: `{"action":"run"|"resume", ...}` → exactly one envelope, with a timeout and output caps.
 
-Each call runs `lobster run --mode tool` (or `lobster resume`) in a child process group
-inside the workspace. A timeout or an over-long output stops the whole tree.
+Each call runs `lobster run --mode tool` (or `lobster resume`) in a child process group inside
+the workspace; its arguments go to the child on stdin (no argv size or NUL limits). The child's
+steps may write at most `maxStdoutBytes` to stdout and to stderr each, and stay in the workspace.
+A timeout stops the whole tree, descendants that left the process group included.
 """
 
 from __future__ import annotations
@@ -17,13 +19,20 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from lobsterlang.interpret.confine import WORKSPACE_VAR
 from lobsterlang.interpret.envelope import Envelope, error_envelope
+from lobsterlang.interpret.outputcap import CAP_SETTING_VAR, CAP_VAR
 from lobsterlang.interpret.process import signal_group
+from lobsterlang.interpret.reaper import descendants
 
 DEFAULT_TIMEOUT_MS = 20_000
 DEFAULT_MAX_STDOUT_BYTES = 512_000
 MIN_TIMEOUT_MS = 200
+MAX_TIMEOUT_MS = 2**31 - 1
 MIN_OUTPUT_BYTES = 1024
+MAX_OUTPUT_BYTES = 1 << 40
+ENVELOPE_READ_CAP = 256 << 20
+"""The runner's own stdout (the envelope) and stderr are read up to this many bytes, to bound memory."""
 STOP_GRACE_S = 1.5
 
 
@@ -40,13 +49,24 @@ def call_tool(request: Any, workspace: str | os.PathLike[str] | None = None, env
     try:
         if not isinstance(request, dict):
             raise ToolCallError("tool request must be a JSON object", "parse_error")
-        root = Path(workspace if workspace is not None else os.getcwd())
+        root = Path(workspace if workspace is not None else os.getcwd()).resolve()
         cwd = resolve_cwd(request.get("cwd"), root)
         argv = request_argv(request)
         limits = _Limits(request)
-        return _run_child(argv, cwd, dict(os.environ if env is None else env), limits)
+        return _run_child(argv, cwd, _child_env(env, root, limits), limits)
     except ToolCallError as exc:
         return error_envelope(exc.error_type, str(exc))
+    except RecursionError:
+        return error_envelope("parse_error", "tool request is nested too deeply")
+    except (OSError, ValueError, OverflowError) as exc:
+        return error_envelope("runtime_error", f"lobster runtime failed: {exc}")
+
+
+def _child_env(env: Mapping[str, str] | None, workspace: Path, limits: _Limits) -> dict[str, str]:
+    """The runner's environment: the caller's, plus the workspace and the step output cap."""
+    child = dict(os.environ if env is None else env)
+    child.update({WORKSPACE_VAR: str(workspace), CAP_VAR: str(limits.max_bytes), CAP_SETTING_VAR: "maxStdoutBytes"})
+    return child
 
 
 def resolve_cwd(raw: Any, workspace: Path) -> Path:
@@ -56,6 +76,8 @@ def resolve_cwd(raw: Any, workspace: Path) -> Path:
         return base
     if not isinstance(raw, str):
         raise ToolCallError("cwd must be a string", "parse_error")
+    if "\0" in raw:
+        raise ToolCallError("cwd must not contain a NUL byte", "parse_error")
     if os.path.isabs(raw.strip()):
         raise ToolCallError("cwd must be a relative path", "parse_error")
     target = (base / raw.strip()).resolve()
@@ -90,7 +112,7 @@ def _run_argv(request: dict[str, Any]) -> list[str]:
         argv += ["--args-json", args_json]
     elif args_json is not None and not isinstance(args_json, str):
         raise ToolCallError("run --args-json must be valid JSON", "parse_error")
-    return [*argv, pipeline.strip()]
+    return [*argv, "--", pipeline.strip()]  # `--`: a pipeline that starts with `-` is never read as an option
 
 
 def _resume_argv(request: dict[str, Any]) -> list[str]:
@@ -111,11 +133,13 @@ def _resume_argv(request: dict[str, Any]) -> list[str]:
 
 
 class _Limits:
-    """`timeoutMs` (at least 200) and `maxStdoutBytes` (at least 1024) of a request."""
+    """`timeoutMs` (200 ms to about 24.8 days) and `maxStdoutBytes` (1024 bytes to 1 TiB) of a request."""
 
     def __init__(self, request: dict[str, Any]) -> None:
-        self.timeout_s = max(MIN_TIMEOUT_MS, _number(request.get("timeoutMs"), DEFAULT_TIMEOUT_MS)) / 1000
-        self.max_bytes = int(max(MIN_OUTPUT_BYTES, _number(request.get("maxStdoutBytes"), DEFAULT_MAX_STDOUT_BYTES)))
+        timeout_ms = _number(request.get("timeoutMs"), DEFAULT_TIMEOUT_MS)
+        self.timeout_s = min(MAX_TIMEOUT_MS, max(MIN_TIMEOUT_MS, timeout_ms)) / 1000
+        max_bytes = _number(request.get("maxStdoutBytes"), DEFAULT_MAX_STDOUT_BYTES)
+        self.max_bytes = int(min(MAX_OUTPUT_BYTES, max(MIN_OUTPUT_BYTES, max_bytes)))
 
 
 def _number(value: Any, default: float) -> float:
@@ -126,15 +150,25 @@ def _number(value: Any, default: float) -> float:
 
 def _run_child(argv: list[str], cwd: Path, env: dict[str, str], limits: _Limits) -> Envelope:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "lobsterlang", *argv], cwd=cwd, env=env, start_new_session=True,
-        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        [sys.executable, "-m", "lobsterlang.interpret.toolchild"], cwd=cwd, env=env, start_new_session=True,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )
     try:
+        _send(proc, argv)
         stdout = _collect(proc, limits)
-    except ToolCallError:
+    except BaseException:
         stop_tree(proc)
         raise
     return _parse_envelope(stdout)
+
+
+def _send(proc: subprocess.Popen[bytes], argv: list[str]) -> None:
+    """The argument list, as JSON on the runner's stdin (it reads all of it before it starts)."""
+    assert proc.stdin is not None
+    with contextlib.suppress(BrokenPipeError):
+        proc.stdin.write(json.dumps(argv).encode("utf-8", "surrogatepass"))
+    with contextlib.suppress(BrokenPipeError):
+        proc.stdin.close()
 
 
 def _collect(proc: subprocess.Popen[bytes], limits: _Limits) -> bytes:
@@ -155,7 +189,7 @@ def _collect(proc: subprocess.Popen[bytes], limits: _Limits) -> bytes:
                     selector.unregister(key.fileobj)
                     continue
                 sizes[key.data] += len(data)
-                if sizes[key.data] > limits.max_bytes:
+                if sizes[key.data] > ENVELOPE_READ_CAP:
                     raise ToolCallError(f"lobster {key.data} exceeded maxStdoutBytes")
                 chunks[key.data].append(data)
     _wait(proc, deadline)
@@ -170,12 +204,19 @@ def _wait(proc: subprocess.Popen[bytes], deadline: float) -> None:
 
 
 def stop_tree(proc: subprocess.Popen[bytes]) -> None:
-    """SIGTERM the runner's group (it stops its own children), then SIGKILL whatever is left."""
+    """SIGTERM the runner's group (it stops its own children), then SIGKILL whatever is left.
+
+    The runner is a child subreaper, so what its steps left behind outside their process groups
+    is still below it: that is killed before the runner itself.
+    """
     import signal
 
     signal_group(proc.pid, signal.SIGTERM)
     with contextlib.suppress(subprocess.TimeoutExpired):
         proc.wait(timeout=STOP_GRACE_S)
+    for pid in descendants(proc.pid):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
     signal_group(proc.pid, signal.SIGKILL)
     proc.wait()
     for stream in (proc.stdout, proc.stderr):

@@ -3,23 +3,13 @@
 from __future__ import annotations
 
 import fnmatch
-import sys
 from pathlib import Path
 from typing import Any
 
+from lobsterlang import config_file
+from lobsterlang.config_file import ConfigError as ConfigError
 from lobsterlang.diagnostics import Severity
 from lobsterlang.record import Record, replace
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
-
-CONFIG_FILES = (".lobster.toml", "pyproject.toml")
-
-
-class ConfigError(Exception):
-    """A configuration file that cannot be used; the message says where and why."""
 
 
 class Config(Record):
@@ -69,21 +59,11 @@ def _path_matches(path: str, pattern: str) -> bool:
 
 def find_config(start: Path) -> Path | None:
     """The nearest .lobster.toml, or pyproject.toml with a [tool.lobster.lint] table, at or above `start`."""
-    for directory in [start, *start.parents]:
-        for name in CONFIG_FILES:
-            candidate = directory / name
-            if candidate.is_file() and (name != "pyproject.toml" or _lint_table(candidate) is not None):
-                return candidate
-    return None
+    return config_file.find_config(start, "lint")
 
 
 def _lint_table(path: Path) -> dict[str, Any] | None:
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"{path}: {exc}") from None
-    table = data.get("lint") if path.name == ".lobster.toml" else data.get("tool", {}).get("lobster", {}).get("lint")
-    return table if isinstance(table, dict) else None
+    return config_file.read_table(path, "lint")
 
 
 def load_config(path: Path | None) -> Config:

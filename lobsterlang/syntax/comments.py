@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left, bisect_right
 
 import yaml
@@ -9,9 +10,13 @@ import yaml
 from lobsterlang import ir
 from lobsterlang.span import LineIndex
 from lobsterlang.syntax.nodes import key_text
+from lobsterlang.syntax.sourcelayout import LINE_BREAKS, item_start
+
+_BREAK = re.compile(f"[{LINE_BREAKS}]")
+_OTHER_BREAKS = re.compile(f"[{LINE_BREAKS.replace(chr(10), '')}]")
 
 _Entry = tuple[int, int, ir.CommentPath]
-"""(start offset, depth, path) of a mapping key or a sequence item."""
+"""(start offset, depth, path) of a mapping key or a sequence item (a block list item starts at its dash)."""
 
 
 def find_comments(root: yaml.Node | None, text: str, index: LineIndex) -> tuple[ir.Comment, ...]:
@@ -40,15 +45,45 @@ def _inside(pos: int, starts: list[int], ends: list[int]) -> bool:
 def _belongs_to(
     text: str, pos: int, root_start: int, entries: list[_Entry], starts: list[int]
 ) -> tuple[ir.CommentPath, ir.CommentPlacement]:
-    """Trailing comments belong to the last entry begun before them; others to the next entry."""
-    line_start = text.rfind("\n", 0, pos) + 1
+    """Trailing comments belong to the last entry begun before them; others to the next entry,
+    unless indented deeper than it: then they end the block above, after its last entry at their column."""
+    line_start = _line_start(text, pos)
     if text[line_start:pos].strip():
         before = bisect_left(starts, pos) - 1
         return (entries[before][2], "trailing") if before >= 0 else ((), "before")
     if pos < root_start:
         return (), "before"
     after = bisect_right(starts, pos)
+    column = pos - line_start
+    next_column = _column(text, entries[after][0]) if after < len(entries) else 0
+    if column > next_column:
+        owner = _last_at_or_left_of(text, column, entries[:after])
+        if owner is not None:
+            return owner, "after"
     return (entries[after][2], "before") if after < len(entries) else ((), "end")
+
+
+def _line_start(text: str, pos: int) -> int:
+    start = text.rfind("\n", 0, pos) + 1
+    other = _OTHER_BREAKS.findall(text, start, pos)
+    return start if not other else text.rfind(other[-1], start, pos) + 1
+
+
+def _line_end(text: str, pos: int, end: int) -> int:
+    found = _BREAK.search(text, pos, end)
+    return end if found is None else found.start()
+
+
+def _column(text: str, pos: int) -> int:
+    return pos - _line_start(text, pos)
+
+
+def _last_at_or_left_of(text: str, column: int, entries: list[_Entry]) -> ir.CommentPath | None:
+    """The path of the last of `entries` that starts at or left of `column`."""
+    for start, _, path in reversed(entries):
+        if _column(text, start) <= column:
+            return path
+    return None
 
 
 def _survey(root: yaml.Node | None, text: str) -> tuple[list[int], list[int], list[_Entry]]:
@@ -76,7 +111,7 @@ def _survey(root: yaml.Node | None, text: str) -> tuple[list[int], list[int], li
                 stack.append((value, child))
         elif isinstance(node, yaml.SequenceNode):
             for i, item in enumerate(node.value):
-                entries.append((item.start_mark.index, len(path) + 1, (*path, i)))
+                entries.append((item_start(text, item.start_mark.index), len(path) + 1, (*path, i)))
                 stack.append((item, (*path, i)))
     ranges.sort()
     entries.sort(key=lambda e: (e[0], e[1]))
@@ -86,19 +121,17 @@ def _survey(root: yaml.Node | None, text: str) -> tuple[list[int], list[int], li
 def _scalar_range(node: yaml.ScalarNode, text: str) -> tuple[int, int]:
     start, end = node.start_mark.index, node.end_mark.index
     if node.style in ("|", ">"):
-        newline = text.find("\n", start, end)
-        start = newline if newline >= 0 else start
+        newline = _line_end(text, start, end)
+        start = newline if newline < end else start
     return start, end
 
 
 def _scan_gap(text: str, start: int, end: int, out: list[tuple[int, int]]) -> None:
     pos = text.find("#", start, end)
     while pos != -1:
-        if pos == 0 or text[pos - 1] in " \t\n\r":
-            stop = text.find("\n", pos, end)
-            stop = end if stop == -1 else stop
-            comment_end = stop - 1 if stop > pos and text[stop - 1] == "\r" else stop
-            out.append((pos, comment_end))
+        if pos == 0 or text[pos - 1] in " \t" or text[pos - 1] in LINE_BREAKS:
+            stop = _line_end(text, pos, end)
+            out.append((pos, stop))
             pos = text.find("#", stop, end)
         else:
             pos = text.find("#", pos + 1, end)

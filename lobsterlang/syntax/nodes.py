@@ -58,7 +58,7 @@ def check_graph(root: yaml.Node, index: LineIndex) -> list[Diagnostic]:
         key = id(node)
         if done:
             on_path.discard(key)
-            sizes[key] = 1 + sum(sizes[id(c)] for c in _children(node))
+            sizes[key] = 1 + sum(sizes[id(c)] for c in children(node))
             continue
         if key in sizes:
             continue
@@ -71,7 +71,7 @@ def check_graph(root: yaml.Node, index: LineIndex) -> list[Diagnostic]:
             warnings.append(_unknown_tag(node, index))
         on_path.add(key)
         stack.append((node, depth, True))
-        stack.extend((c, depth + 1, False) for c in _children(node) if id(c) not in sizes)
+        stack.extend((c, depth + 1, False) for c in children(node) if id(c) not in sizes)
     expanded = sizes[id(root)]
     if expanded - len(sizes) > MAX_ALIAS_EXPANSION:
         message = f"YAML aliases expand to {expanded:,} nodes from {len(sizes):,}; refusing (alias bomb)"
@@ -79,7 +79,8 @@ def check_graph(root: yaml.Node, index: LineIndex) -> list[Diagnostic]:
     return warnings
 
 
-def _children(node: yaml.Node) -> list[yaml.Node]:
+def children(node: yaml.Node) -> list[yaml.Node]:
+    """The keys and values of a mapping, the items of a list (nothing for a scalar)."""
     if isinstance(node, yaml.MappingNode):
         return [n for pair in node.value for n in pair]
     if isinstance(node, yaml.SequenceNode):

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from lobsterlang import ir
 
 WordRenderer = Callable[[ir.Word], str]
+ShellRenderer = Callable[[ir.Word, Mapping[str, str]], tuple[str, dict[str, str]]]
+"""A word that a shell will read: its text, and variables that carry the values it refers to."""
 FlagValue = str | bool
 
 
@@ -16,22 +18,31 @@ def literal_word(word: ir.Word) -> str:
 
 
 class StageArgs:
-    """`positionals` in order and `flags` by name (a bare flag is True)."""
+    """`positionals` in order and `flags` by name (a bare flag is True); `words` are their source words."""
 
-    def __init__(self, positionals: list[str], flags: dict[str, FlagValue]) -> None:
+    def __init__(
+        self, positionals: list[str], flags: dict[str, FlagValue], words: dict[int | str, ir.Word] | None = None,
+    ) -> None:
         self.positionals = positionals
         self.flags = flags
+        self.words = words or {}
 
     @classmethod
     def from_stage(cls, stage: ir.Stage, render: WordRenderer = literal_word) -> StageArgs:
         positionals: list[str] = []
         flags: dict[str, FlagValue] = {}
+        words: dict[int | str, ir.Word] = {}
         for arg in stage.args:
             if isinstance(arg, ir.Positional):
+                words[len(positionals)] = arg.value
                 positionals.append(render(arg.value))
             else:
                 flags[arg.name] = True if arg.value is None else render(arg.value)
-        return cls(positionals, flags)
+                if arg.value is not None:
+                    words[arg.name] = arg.value
+                else:
+                    words.pop(arg.name, None)
+        return cls(positionals, flags, words)
 
     def get(self, *names: str) -> FlagValue | None:
         """The first of `names` that was given (aliases are passed after the main name)."""
@@ -49,6 +60,10 @@ class StageArgs:
         """JavaScript truthiness of the flag: a bare flag or any non-empty string."""
         value = self.get(*names)
         return value is True or (isinstance(value, str) and value != "")
+
+    def word(self, key: int | str) -> ir.Word | None:
+        """The source word of positional `key` (an index) or flag `key` (a name), when it had one."""
+        return self.words.get(key)
 
     def first(self) -> str | None:
         return self.positionals[0] if self.positionals else None

@@ -47,7 +47,7 @@ def run_pipeline_text(text: str, mode: str, *, dry_run: bool = False, out: TextI
             if ctx.mode == "tool":
                 from lobsterlang.interpret.pipeline.session import envelope_for
 
-                return print_envelope(out, envelope_for(pipeline, result, ctx.store))
+                return print_envelope(out, envelope_for(pipeline, result, ctx))
             return _print_ok(out, ctx, result)
     except LobsterRunError as exc:
         return report_error(exc, ctx.mode, out, err)

@@ -18,7 +18,7 @@ from typing import Any, Literal, TextIO
 
 from lobsterlang import ir
 from lobsterlang.interpret.errors import CommandError
-from lobsterlang.interpret.pipeline.args import StageArgs, WordRenderer, literal_word
+from lobsterlang.interpret.pipeline.args import ShellRenderer, StageArgs, WordRenderer, literal_word
 from lobsterlang.interpret.process import Cancellation
 from lobsterlang.interpret.state import StateStore
 from lobsterlang.record import Record
@@ -39,15 +39,19 @@ class RunContext:
 
     `env`/`cwd` are given to child processes; `mode` is `human` or `tool`; `store` holds
     state (`state.get`, resume); `cancel` stops the run and kills its children;
-    `render_word` turns a word into its value; `interactive` allows TTY prompts (human
-    mode only; None means "when stdin is a terminal"); `prompt_out`/`prompt_in` are where
-    such prompts are written and read; renderers (`json`, `table`) write to `rendered`.
+    `render_word` turns a word into its value; `render_shell` turns a word a shell will read into
+    text plus the variables its `${arg}` references point to (None: the rendered value as is);
+    `env`'s LOBSTER_MAX_OUTPUT_BYTES caps what a child may write to stdout and to stderr; `interactive`
+    allows TTY prompts (human mode only; None means "when stdin is a terminal");
+    `prompt_out`/`prompt_in` are where such prompts are written and read; renderers (`json`,
+    `table`) write to `rendered`.
     """
 
     def __init__(
         self, *, env: Mapping[str, str] | None = None, cwd: str | None = None, mode: Mode = "human",
         store: StateStore | None = None, cancel: Cancellation | None = None, render_word: WordRenderer = literal_word,
         interactive: bool | None = None, prompt_out: TextIO | None = None, prompt_in: TextIO | None = None,
+        render_shell: ShellRenderer | None = None,
     ) -> None:
         self.env: Mapping[str, str] = dict(os.environ) if env is None else env
         self.cwd = os.getcwd() if cwd is None else cwd
@@ -55,6 +59,7 @@ class RunContext:
         self.store = StateStore() if store is None else store
         self.cancel = Cancellation() if cancel is None else cancel
         self.render_word = render_word
+        self.render_shell = render_shell
         self.interactive = interactive
         self.prompt_out = prompt_out
         self.prompt_in = prompt_in

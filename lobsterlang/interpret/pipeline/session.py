@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from lobsterlang import ir
+from lobsterlang.interpret import gatestate
 from lobsterlang.interpret.envelope import (
     Envelope,
     cancelled_envelope,
@@ -12,11 +13,11 @@ from lobsterlang.interpret.envelope import (
     needs_input_envelope,
     ok_envelope,
 )
-from lobsterlang.interpret.errors import CommandError, StateNotFound, UsageError
+from lobsterlang.interpret.errors import CommandError, LobsterRunError, StateNotFound, UsageError
 from lobsterlang.interpret.pipeline.commands.gates import check_response
 from lobsterlang.interpret.pipeline.runtime import Halt, PipelineResult, RunContext, run_pipeline
-from lobsterlang.interpret.state import Claim, StateStore, now_iso
-from lobsterlang.interpret.tokens import PIPELINE_KIND
+from lobsterlang.interpret.state import Claim, now_iso
+from lobsterlang.interpret.tokens import PIPELINE_KIND, TokenPayload
 from lobsterlang.interpret.values import to_json_data
 from lobsterlang.record import Record
 
@@ -36,16 +37,22 @@ class Decision(Record):
         return self.response is not NO_RESPONSE
 
 
-def envelope_for(pipeline: ir.Pipeline, result: PipelineResult, store: StateStore) -> Envelope:
-    """The envelope of a finished run; a halt writes resume state and issues a token."""
+def envelope_for(pipeline: ir.Pipeline, result: PipelineResult, ctx: RunContext) -> Envelope:
+    """The envelope of a finished run; a halt writes sealed resume state and issues a signed token."""
     if result.halt is None:
         return ok_envelope(to_json_data(result.items))
+    store = ctx.store
+    ttl = gatestate.approval_ttl(ctx.env)
+    signer = gatestate.signer_for(store)
     key = store.new_state_key(STATE_PREFIX)
-    store.write(key, _resume_state(pipeline, result.halt))
-    token = store.new_token(PIPELINE_KIND, key)
+    state = _resume_state(pipeline, result.halt)
+    request = to_json_data(result.halt.request)
+    bound = gatestate.binding(PIPELINE_KIND, key, key, str(result.halt.index), state["pipeline"], request, ttl)
+    gatestate.write_sealed(store, signer, key, state, bound)
+    token = gatestate.token_for(signer, bound)
     if result.halt.kind == "approval_request":
-        return needs_approval_envelope(to_json_data(result.halt.request), token, store.new_approval_id(key))
-    return needs_input_envelope(to_json_data(result.halt.request), token)
+        return needs_approval_envelope(request, token, store.new_approval_id(key, token))
+    return needs_input_envelope(request, token)
 
 
 def _resume_state(pipeline: ir.Pipeline, halt: Halt) -> dict[str, Any]:
@@ -65,48 +72,60 @@ def _resume_state(pipeline: ir.Pipeline, halt: Halt) -> dict[str, Any]:
     return state
 
 
-def resume(state_key: str, decision: Decision, ctx: RunContext) -> Envelope:
-    """Continue a halted pipeline after its gate, at most once per token."""
+def resume(state_key: str, decision: Decision, ctx: RunContext, token: TokenPayload | None = None) -> Envelope:
+    """Continue a halted pipeline after its gate, at most once per token.
+
+    The state is claimed, then checked against the token; anything refused before the
+    pipeline continues (integrity, expiry, a wrong kind of answer) puts the state back.
+    `--cancel` of a state that is already gone succeeds, as in the reference.
+    """
     store = ctx.store
-    if decision.cancel:
-        store.claim(state_key, "Resume state not found").release()
-        store.delete_approval_ids(state_key)
-        return cancelled_envelope()
-    state = _peek(store, state_key)
-    _check_decision(state, decision)
-    claim = store.claim(state_key)
+    try:
+        claim = store.claim(state_key, "Resume state not found" if decision.cancel else "Pipeline resume state not found")
+    except StateNotFound:
+        if decision.cancel:
+            return cancelled_envelope()
+        raise
+    try:
+        state, pipeline = _checked(claim, state_key, decision, ctx, token)
+    except LobsterRunError:
+        claim.put_back()
+        raise
     store.delete_approval_ids(state_key)
     try:
-        return _continue(claim, decision, ctx)
+        if pipeline is None:
+            return cancelled_envelope()
+        return _continue(state, pipeline, decision, ctx)
     finally:
         claim.release()
 
 
-def _continue(claim: Claim, decision: Decision, ctx: RunContext) -> Envelope:
+def _checked(
+    claim: Claim, key: str, decision: Decision, ctx: RunContext, token: TokenPayload | None,
+) -> tuple[dict[str, Any], ir.Pipeline | None]:
+    """The verified state and, unless the decision cancels, the pipeline to continue."""
+    bound = gatestate.verify_claim(ctx.store, claim, key, token, ctx.env, _stored_ir)
     state = _valid(claim.value)
-    if decision.approve is False:
-        return cancelled_envelope()
-    pipeline = _stored_pipeline(state)
+    if decision.cancel or decision.approve is False:
+        return state, None
+    gatestate.check_open(bound, state, ctx.env)
+    _check_decision(state, decision)
+    return state, _stored_pipeline(state)
+
+
+def _stored_ir(state: dict[str, Any]) -> Any:
+    return state.get("pipeline")
+
+
+def _continue(state: dict[str, Any], pipeline: ir.Pipeline, decision: Decision, ctx: RunContext) -> Envelope:
     items = [decision.response] if decision.has_response else list(state["items"])
     result = run_pipeline(pipeline, items, ctx, start_at=state["resumeAtIndex"])
-    return envelope_for(pipeline, result, ctx.store)
-
-
-def _peek(store: StateStore, key: str) -> dict[str, Any]:
-    from lobsterlang.interpret.state import CorruptState
-
-    try:
-        value = store.read(key)
-    except CorruptState:
-        raise CommandError("Invalid pipeline resume state") from None
-    if value is None:
-        raise StateNotFound()
-    return _valid(value)
+    return envelope_for(pipeline, result, ctx)
 
 
 def _valid(value: Any) -> dict[str, Any]:
     ok = (
-        isinstance(value, dict) and isinstance(value.get("pipeline"), dict) and isinstance(value.get("items"), list)
+        isinstance(value, dict) and isinstance(value.get("pipeline"), (dict, list)) and isinstance(value.get("items"), list)
         and isinstance(value.get("resumeAtIndex"), int) and not isinstance(value.get("resumeAtIndex"), bool)
     )
     if not ok:
@@ -117,10 +136,10 @@ def _valid(value: Any) -> dict[str, Any]:
 def _check_decision(state: dict[str, Any], decision: Decision) -> None:
     if state.get("haltType", "approval_request") == "approval_request":
         if decision.has_response:
-            raise UsageError("approval resumes require approved=true|false, not response")
+            raise UsageError("approval resumes require --approve yes|no, not --response-json")
         return
     if not decision.has_response:
-        raise UsageError("pipeline input resumes require response")
+        raise UsageError("pipeline input resumes require --response-json <json>")
     problem = check_response(state.get("inputSchema"), decision.response, "pipeline input response")
     if problem is not None:
         raise UsageError(problem)
@@ -130,9 +149,26 @@ def _stored_pipeline(state: dict[str, Any]) -> ir.Pipeline:
     from lobsterlang.ir_codec import IRFormatError, from_json
 
     try:
-        pipeline = from_json(state["pipeline"])
+        stored = state["pipeline"]
+        pipeline = _reference_pipeline(stored) if isinstance(stored, list) else from_json(stored)
     except (IRFormatError, KeyError, TypeError, ValueError):
         raise CommandError("Invalid pipeline resume state") from None
     if not isinstance(pipeline, ir.Pipeline) or not 0 <= state["resumeAtIndex"] <= len(pipeline.stages):
         raise CommandError("Invalid pipeline resume state")
+    return pipeline
+
+
+def _reference_pipeline(stages: list[Any]) -> ir.Pipeline:
+    """The reference's stored stages (`{name, args, raw}`; accepted unsigned state only), compiled from their text."""
+    from lobsterlang.interpret.pipeline.frontend import compile_text
+
+    raws = [stage.get("raw") if isinstance(stage, dict) else None for stage in stages]
+    if not raws or not all(isinstance(raw, str) and raw.strip() for raw in raws):
+        raise ValueError("stage without text")
+    try:
+        pipeline = compile_text(" | ".join(str(raw) for raw in raws))
+    except UsageError:
+        raise ValueError("stage text does not parse") from None
+    if len(pipeline.stages) != len(stages):
+        raise ValueError("stage count differs")
     return pipeline

@@ -4,9 +4,10 @@ Entry points used by the CLI:
 
     run_file(path, args_json, mode, dry_run, raw_args) -> int
         `lobster run FILE`: prints the result (human text or the tool envelope), returns the exit code.
-    resume(state_key, decision, ctx) -> Envelope
+    resume(state_key, decision, ctx, token) -> Envelope
         `lobster resume` for `workflow-file` tokens; `decision` is a pipeline-session `Decision`
-        (approve / response / cancel), `ctx` a pipeline `RunContext` (env, cwd, store, cancel).
+        (approve / response / cancel), `ctx` a pipeline `RunContext` (env, cwd, store, cancel),
+        `token` the verified `TokenPayload` the state must match.
     resume_run(run_id, decision, retry_step, skip_step, ctx) -> Envelope
         `lobster resume --run ID`: continue an interrupted run from its journal.
 """
@@ -23,11 +24,11 @@ def run_file(path: str, args_json: str | None, mode: str, dry_run: bool, raw_arg
     return run(path, args_json, mode, dry_run, raw_args)
 
 
-def resume(state_key: str, decision: Any, ctx: Any) -> Any:
+def resume(state_key: str, decision: Any, ctx: Any, token: Any = None) -> Any:
     """Resume the workflow whose resume state is stored under `state_key`; returns the envelope."""
     from lobsterlang.interpret.workflow.runs import resume as resume_state
 
-    return resume_state(state_key, decision, ctx)
+    return resume_state(state_key, decision, ctx, token)
 
 
 def resume_run(run_id: str, decision: Any, retry_step: bool, skip_step: bool, ctx: Any) -> Any:

@@ -7,7 +7,7 @@ import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 
-from lobsterlang.interpret.process import Cancellation, signal_group
+from lobsterlang.interpret.process import Cancellation, kill_now
 
 TIMEOUT_REASON = "timeout"
 
@@ -39,7 +39,7 @@ class AttemptCancellation(Cancellation):
             self.procs.add(proc)
             stopped = self.reason is not None
         if stopped:  # cancelled while the process was starting
-            signal_group(proc.pid, 9)
+            kill_now(proc)
         return proc
 
     def forget(self, proc: subprocess.Popen[bytes]) -> None:
@@ -47,13 +47,13 @@ class AttemptCancellation(Cancellation):
         self.parent.forget(proc)
 
     def cancel(self, reason: str, exit_code: int = 130) -> None:
-        """Stop this attempt: SIGKILL every process group it started (and its children's)."""
+        """Stop this attempt: SIGKILL every process tree it started (and its children's), detached ones included."""
         with self.lock:
             if self.reason is None:
                 self.reason, self.exit_code = reason, exit_code
             procs = list(self.procs)
         for proc in procs:
-            signal_group(proc.pid, 9)
+            kill_now(proc)
         for child in list(self.children):
             child.cancel(reason, exit_code)
 

@@ -6,9 +6,10 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from lobsterlang import ir
+from lobsterlang.interpret.confine import outside_message
 from lobsterlang.interpret.process import Cancellation
 from lobsterlang.interpret.values import stringify
-from lobsterlang.interpret.workflow.context import Frame, resolve_args
+from lobsterlang.interpret.workflow.context import Frame, check_required_args, resolve_args
 from lobsterlang.interpret.workflow.errors import WorkflowError
 from lobsterlang.interpret.workflow.loader import load_workflow
 from lobsterlang.interpret.workflow.refs import Record, make_record
@@ -24,6 +25,9 @@ def child_path(runner: Runner, step: ir.Step, call: ir.WorkflowCall) -> str:
     if not os.path.exists(path):
         raise WorkflowError(f"Workflow step {step.id} workflow file not found: {os.path.normpath(path)}")
     canonical = os.path.realpath(path)
+    outside = outside_message(f"Workflow step {step.id} workflow file", canonical, runner.frame.base_env)
+    if outside is not None:
+        raise WorkflowError(outside)
     if canonical in runner.frame.stack:
         raise WorkflowError(f"Workflow step {step.id} creates a cycle: {canonical} is already being executed")
     return canonical
@@ -42,9 +46,14 @@ def run_child(
 
     path = child_path(runner, step, call)
     workflow, _ = load_workflow(path)
+    args = resolve_args(workflow, child_args(call, runner.scope()))
+    try:
+        check_required_args(workflow, args)
+    except WorkflowError as exc:
+        raise WorkflowError(f"Workflow step {step.id}: {path}: {exc}") from None
     frame = Frame(
-        workflow, path, resolve_args(workflow, child_args(call, runner.scope())), env, cwd, cancel,
-        (*runner.frame.stack, path),
+        workflow, path, args, env, cwd, cancel, (*runner.frame.stack, path),
+        key_path=(*runner.frame.key_path, step.id),
     )
     outcome = ChildRunner(frame, runner.opts).run()
     if outcome.halt is not None:

@@ -17,7 +17,7 @@ from lobsterlang.interpret.workflow.templates import Scope
 
 @dataclass
 class Options:
-    """Run-wide settings: output mode, raw args, prompts, state store and cancellation."""
+    """Run-wide settings: output mode, raw args, prompts, state store, cancellation and the run's id."""
 
     mode: str = "tool"
     raw_args: bool = False
@@ -27,6 +27,7 @@ class Options:
     err: TextIO = field(default_factory=lambda: sys.stderr)
     prompt_in: TextIO | None = None
     prompt_out: TextIO | None = None
+    run_id: str = ""
 
 
 @dataclass
@@ -42,6 +43,8 @@ class Frame:
     stack: tuple[str, ...] = ()
     results: dict[str, Record] = field(default_factory=dict)
     spend: list[dict[str, Any]] = field(default_factory=list)
+    key_path: tuple[str, ...] = ()
+    """The steps that called this workflow (`workflow:` steps), so keys of its steps differ per call site."""
 
     def scope(self, results: Mapping[str, Record] | None = None) -> Scope:
         return Scope(self.args, self.results if results is None else results)
@@ -59,6 +62,17 @@ def resolve_args(workflow: ir.Workflow, given: Any) -> dict[str, Any]:
     elif isinstance(given, (list, str)):
         args.update({str(i): v for i, v in enumerate(given)})
     return js_key_order(args)
+
+
+def check_required_args(workflow: ir.Workflow, args: Mapping[str, Any]) -> None:
+    """Refuse, naming every one, args declared `required: true` that have no value (WorkflowUsageError)."""
+    from lobsterlang.interpret.workflow.errors import WorkflowUsageError
+
+    missing = [a.name for a in workflow.args or () if a.required is True and a.name not in args]
+    if missing:
+        names = ", ".join(missing)
+        example = ", ".join(f'"{name}": …' for name in missing)
+        raise WorkflowUsageError(f"missing required arg{'s' if len(missing) > 1 else ''}: {names} (give {'them' if len(missing) > 1 else 'it'} with --args-json '{{{example}}}')")
 
 
 def _is_index(key: str) -> bool:

@@ -15,7 +15,8 @@ from lobsterlang.interpret.workflow.conditions import should_run
 from lobsterlang.interpret.workflow.context import Frame, Options
 from lobsterlang.interpret.workflow.cost import CostTracker
 from lobsterlang.interpret.workflow.env import apply_env
-from lobsterlang.interpret.workflow.errors import StepTimeout, Unrecoverable, WorkflowError
+from lobsterlang.interpret.workflow.errors import StepTimeout, Unrecoverable, WorkflowError, locate
+from lobsterlang.interpret.workflow.idempotency import with_key
 from lobsterlang.interpret.workflow.records import output_items, synthetic_record
 from lobsterlang.interpret.workflow.refs import Record, make_record
 from lobsterlang.interpret.workflow.retry import policy, with_retry
@@ -87,7 +88,11 @@ class Runner:
         for index in range(start, len(self.steps)):
             step = self.steps[index]
             self.frame.cancel.check()
-            kind, halt = self.run_step(index, step)
+            try:
+                kind, halt = self.run_step(index, step)
+            except (WorkflowError, LobsterRunError) as exc:
+                locate(exc, step, self.frame)
+                raise
             if kind != "skipped" and step.input is None:
                 self.count_cost(step)
             if halt is not None:
@@ -130,7 +135,11 @@ class Runner:
         self.hooks.step_started(index, step)
 
     def step_env(self, step: ir.Step, scope: Scope) -> dict[str, str]:
-        return apply_env(self.frame.base_env, [self.frame.workflow.env, step.env], scope)
+        return self.keyed(apply_env(self.frame.base_env, [self.frame.workflow.env, step.env], scope), step.id)
+
+    def keyed(self, env: dict[str, str], *path: str | int) -> dict[str, str]:
+        """`env` plus LOBSTER_IDEMPOTENCY_KEY for the step at `path` in this frame."""
+        return with_key(env, self.opts.run_id, (*self.frame.key_path, *path))
 
     def step_cwd(self, template: ir.Template | None, scope: Scope) -> str:
         """`cwd` with args filled in, relative to the run's directory; the run's own cwd by default."""
@@ -208,12 +217,12 @@ class Runner:
         if isinstance(action, ir.PipelineRun):
             from lobsterlang.interpret.workflow.pipeline_step import run_pipeline_step
 
-            check_cwd(step_id, cwd)
+            check_cwd(step_id, cwd, env)
             return run_pipeline_step(step_id, action, scope, env, cwd, stdin, self.opts, cancel)
         if not isinstance(action, ir.ShellRun) or not action.command.text.strip():
             return synthetic_record(step_id, stdin)
         text = render_shell(action.command, scope, env, is_posix_shell(env))
-        check_cwd(step_id, cwd)
+        check_cwd(step_id, cwd, env)
         out = run_shell(text.command, {**env, **text.env}, cwd, stdin_bytes(stdin), cancel)
         return make_record(step_id, out.stdout)
 

@@ -61,7 +61,7 @@ def _iteration(runner: Runner, step: ir.Step, loop: ir.ForEach, item: Any, index
         if not should_run(sub.when, scope_results):
             scope_results[sub.id] = {"id": sub.id, "skipped": True}
             continue
-        record = _run_sub(runner, step, sub, Scope(runner.frame.args, scope_results, runner.opts.raw_args))
+        record = _run_sub(runner, step, sub, Scope(runner.frame.args, scope_results, runner.opts.raw_args), index)
         scope_results[sub.id] = record
         runner.cost.record(f"{step.id}.{sub.id}", record)
         runner.cost.check(runner.frame.workflow.cost_limit, runner.opts.err)
@@ -69,8 +69,9 @@ def _iteration(runner: Runner, step: ir.Step, loop: ir.ForEach, item: Any, index
     return iteration
 
 
-def _run_sub(runner: Runner, step: ir.Step, sub: ir.Step, scope: Scope) -> Record:
+def _run_sub(runner: Runner, step: ir.Step, sub: ir.Step, scope: Scope, index: int) -> Record:
     env = apply_env(runner.frame.base_env, [runner.frame.workflow.env, step.env, sub.env], scope)
+    env = runner.keyed(env, step.id, index, sub.id)
     cwd = runner.step_cwd(sub.cwd or step.cwd or runner.frame.workflow.cwd, scope)
     stdin = stdin_value(sub.stdin, scope)
     return runner.run_command(sub.id, sub.action, env, cwd, stdin, runner.frame.cancel, scope)

@@ -13,7 +13,7 @@ from lobsterlang.interpret.errors import Cancelled, LobsterRunError
 from lobsterlang.interpret.process import Cancellation
 from lobsterlang.interpret.state import StateStore
 from lobsterlang.interpret.values import stringify
-from lobsterlang.interpret.workflow.context import Frame, Options, resolve_args
+from lobsterlang.interpret.workflow.context import Frame, Options, check_required_args, resolve_args
 from lobsterlang.interpret.workflow.errors import WorkflowError, WorkflowUsageError
 from lobsterlang.interpret.workflow.loader import check_path, load_workflow
 
@@ -30,12 +30,14 @@ class Console:
     def tool(self) -> bool:
         return self.mode == "tool"
 
-    def error(self, kind: str, message: str, code: int) -> int:
-        """Print an error: `Error: <message>` (human) or the error envelope (tool)."""
+    def error(self, kind: str, message: str, code: int, location: str | None = None) -> int:
+        """Print an error: `Error: <message>` and where it happened (human) or the error envelope (tool)."""
         if self.tool:
             self.out.write(dump(error_envelope(kind, message)))
         else:
             self.err.write(message + "\n" if kind == "parse_error" else f"Error: {message}\n")
+            if location is not None:
+                self.err.write(f"  {location}\n")
         return code
 
     def result(self, envelope: Envelope) -> int:
@@ -81,28 +83,29 @@ def run_file(path: str, args_json: str | None, mode: str, dry_run: bool, raw_arg
     except Cancelled as exc:
         return console.error("runtime_error", exc.message, exc.exit_code)
     except WorkflowUsageError as exc:
-        return console.error("parse_error", str(exc), 2)
+        return console.error("parse_error", str(exc), 2, getattr(exc, "location", None))
     except WorkflowError as exc:
-        return console.error("runtime_error", str(exc), 1)
+        return console.error("runtime_error", str(exc), 1, getattr(exc, "location", None))
     except LobsterRunError as exc:
-        return console.error(exc.error_type, exc.message, exc.exit_code)
+        return console.error(exc.error_type, exc.message, exc.exit_code, getattr(exc, "location", None))
 
 
 def _run(path: str, args_json: str | None, console: Console, dry_run: bool, raw_args: bool, cancel: Cancellation) -> int:
     given = parse_args_json(args_json)
-    check_path(path)
-    workflow, _ = load_workflow(path)
     env = dict(os.environ)
+    check_path(path, env)
+    workflow, _ = load_workflow(path)
     opts = Options(
         mode=console.mode, raw_args=raw_args, interactive=not console.tool and stdin_is_tty(),
         store=StateStore.from_env(env), cancel=cancel, err=console.err,
     )
-    frame = Frame(workflow, os.path.abspath(path), resolve_args(workflow, given), env, os.getcwd(), cancel,
-                  (os.path.realpath(path),))
+    args = resolve_args(workflow, given)
+    check_required_args(workflow, args)
+    frame = Frame(workflow, os.path.abspath(path), args, env, os.getcwd(), cancel, (os.path.realpath(path),))
     if dry_run:
         from lobsterlang.interpret.workflow.plan import describe_plan
 
-        console.err.write(describe_plan(frame, 0))
+        console.err.write(describe_plan(frame, 0, raw_args))
         return console.result(ok_envelope([])) if console.tool else 0
     from lobsterlang.interpret.workflow.runs import start_run
 

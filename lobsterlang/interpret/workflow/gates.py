@@ -11,7 +11,6 @@ from lobsterlang.interpret.workflow.errors import WorkflowUsageError
 from lobsterlang.interpret.workflow.refs import Record
 
 PREVIEW_LIMIT = 2000
-IDENTITY_KEYS = ("initiatedBy", "requiredApprover", "requireDifferentApprover")
 _YES = ("1", "true", "yes", "y")
 
 
@@ -39,7 +38,12 @@ def configured_identity(approval: ir.Approval, env: Mapping[str, str]) -> dict[s
 
 
 def approval_request(step: ir.Step, record: Record, env: Mapping[str, str]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The `approval_request` item and the identity policy, from the config and the step's own output."""
+    """The `approval_request` item and the identity policy.
+
+    The step's output may supply what is shown (prompt, items, preview), as in the reference;
+    the identity policy comes only from the workflow file and the host's environment, so
+    identity keys in the output (`requiredApprover`, …) are ignored.
+    """
     approval = step.approval
     assert approval is not None
     identity = configured_identity(approval, env)
@@ -49,7 +53,6 @@ def approval_request(step: ir.Step, record: Record, env: Mapping[str, str]) -> t
         request = {"type": "approval_request", "prompt": source["prompt"], "items": source.get("items", [])}
         if "preview" in source:
             request["preview"] = source["preview"]
-        identity.update({k: source[k] for k in IDENTITY_KEYS if k in source})
     else:
         request = _configured_request(step, approval, record, data)
     return _with_identity(request, identity), identity

@@ -92,8 +92,8 @@ class Journal(Hooks):
         records = {k: v for k, v in results.items() if k == step.id or _is_branch(step, k)}
         self.pending.append({"event": "done", "index": index, "step": step.id, "records": records, "last": last})
 
-    def halted(self, index: int, step: ir.Step, state_key: str) -> None:
-        self.append({"event": "halted", "index": index, "step": step.id, "stateKey": state_key})
+    def halted(self, index: int, step: ir.Step, state_key: str, expires_at: str | None = None) -> None:
+        self.append({"event": "halted", "index": index, "step": step.id, "stateKey": state_key, "expiresAt": expires_at})
 
     def close(self) -> None:
         """Write what is queued (an interrupted run keeps its completed steps) and close the file."""

@@ -3,19 +3,25 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 from lobsterlang import ir
 from lobsterlang.compile import WORKFLOW_SUFFIXES, compile_workflow
 from lobsterlang.diagnostics import Diagnostic
+from lobsterlang.interpret.confine import outside_message
 from lobsterlang.interpret.workflow.errors import WorkflowError
 
 LOADER_PREFIXES = ("E", "S")
 """Diagnostic families the reference refuses at load time; X and P problems surface at run time."""
 
 
-def check_path(path: str) -> None:
-    """The reference's checks on a `--file` path: extension, existence, regular file."""
+def check_path(path: str, env: Mapping[str, str] | None = None) -> None:
+    """The reference's checks on a `--file` path: extension, existence, regular file; under the tool call
+    (`env` names its workspace) the file must resolve inside the workspace."""
+    outside = outside_message("Workflow file", path, env or {})
+    if outside is not None:
+        raise WorkflowError(outside)
     if Path(path).suffix.lower() not in WORKFLOW_SUFFIXES:
         raise WorkflowError("Workflow file must end in .lobster, .yaml, .yml, or .json")
     if not os.path.exists(path):

@@ -12,7 +12,7 @@ from lobsterlang.interpret.errors import LobsterRunError
 from lobsterlang.interpret.values import stringify
 from lobsterlang.interpret.workflow.attempt import AttemptCancellation, deadline
 from lobsterlang.interpret.workflow.env import apply_env
-from lobsterlang.interpret.workflow.errors import WorkflowError
+from lobsterlang.interpret.workflow.errors import StepTimeout, WorkflowError
 from lobsterlang.interpret.workflow.refs import Record, make_record
 from lobsterlang.interpret.workflow.stdin import stdin_value
 
@@ -59,6 +59,7 @@ class _Branches:
             scope = self.runner.scope()
             frame = self.runner.frame
             env = apply_env(frame.base_env, [frame.workflow.env, self.step.env, branch.env], scope)
+            env = self.runner.keyed(env, self.step.id, branch.id)
             cwd = self.runner.step_cwd(branch.cwd, scope) if branch.cwd else self.cwd
             stdin = stdin_value(branch.stdin, scope)
             record = self.runner.run_command(branch.id, branch.action, env, cwd, stdin, self.cancels[index])
@@ -100,7 +101,7 @@ def run_parallel(
         except BaseException:
             branches.stop()
             if block_cancel.timed_out and not cancel.cancelled:
-                raise WorkflowError(f"Parallel step {step.id} timed out after {limit}ms") from None
+                raise StepTimeout(f"Parallel step {step.id} timed out after {limit}ms") from None
             raise
 
 

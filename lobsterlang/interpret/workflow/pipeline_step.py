@@ -12,8 +12,9 @@ from lobsterlang.interpret.values import UNDEFINED, stringify
 from lobsterlang.interpret.workflow.context import Options
 from lobsterlang.interpret.workflow.errors import Unrecoverable, WorkflowError
 from lobsterlang.interpret.workflow.refs import Record, make_record
+from lobsterlang.interpret.workflow.shell import is_posix_shell
 from lobsterlang.interpret.workflow.stdin import stdin_items
-from lobsterlang.interpret.workflow.templates import Scope, render, render_raw
+from lobsterlang.interpret.workflow.templates import Scope, render, render_raw, render_shell
 
 
 def resolve_pipeline(step_id: str, action: ir.PipelineRun, scope: Scope) -> ir.Pipeline:
@@ -42,6 +43,7 @@ def run_pipeline_step(
     ctx = RunContext(
         env=dict(env), cwd=cwd, mode="tool" if opts.mode == "tool" else "human", store=opts.store,
         cancel=cancel, render_word=lambda word: word_text(word, scope), interactive=False,
+        render_shell=lambda word, shell_env: shell_word(word, scope, shell_env),
     )
     try:
         result = run_pipeline(pipeline, stdin_items(stdin), ctx)
@@ -63,6 +65,14 @@ def run_pipeline_step(
 def word_text(word: ir.Word, scope: Scope) -> str:
     """A pipeline word with its references filled in (args as data: never re-split into tokens)."""
     return word.value if word.template is None else render(word.template, scope)
+
+
+def shell_word(word: ir.Word, scope: Scope, env: Mapping[str, str]) -> tuple[str, dict[str, str]]:
+    """A word a shell reads (`exec --shell`, the implicit-shell form): args as quoted variable references, as in `run:`."""
+    if word.template is None:
+        return word.value, {}
+    text = render_shell(word.template, scope, env, is_posix_shell(env))
+    return text.command, text.env
 
 
 def pipeline_record(step_id: str, items: list[Any], rendered: str | None) -> Record:

@@ -1,4 +1,9 @@
-"""`--dry-run`: the plan the reference prints, checking references and command names without running anything."""
+"""`--dry-run`: the plan the reference prints, checking references and command names without running anything.
+
+Where the reference's plan would mislead it says what will really happen (docs/compatibility.md): a
+condition that depends on a planned step is shown as decided at run time, with what it depends on,
+instead of as skipped; shell text shows `${arg}` as the runtime passes it (a quoted variable reference).
+"""
 
 from __future__ import annotations
 
@@ -9,24 +14,28 @@ from lobsterlang import ir
 from lobsterlang.interpret.values import js_string
 from lobsterlang.interpret.workflow.conditions import should_run
 from lobsterlang.interpret.workflow.context import Frame
-from lobsterlang.interpret.workflow.errors import WorkflowError
+from lobsterlang.interpret.workflow.errors import WorkflowError, locate
 from lobsterlang.interpret.workflow.refs import Record, lookup
 from lobsterlang.interpret.workflow.retry import policy
-from lobsterlang.interpret.workflow.templates import STEP_REF
+from lobsterlang.interpret.workflow.templates import STEP_REF, Scope, check_shell_args, render_shell
 
 OUTPUT_REF = re.compile(r"\$[A-Za-z0-9_-]+\.(?:stdout|json)(?![A-Za-z0-9_])")
 WHOLE_OUTPUT_REF = re.compile(r"\$[A-Za-z0-9_-]+\.(?:stdout|json)")
 CONTAINS = "  [contains step output refs — unknown at plan time]"
 UNKNOWN = "  [output unknown at plan time]"
 DEFERRED = "     [command validation deferred — stage name depends on step output]"
+RUN_TIME = "  [decided at run time — depends on: {}]"
 
 
 class Planner:
     """Builds the plan text; placeholder records stand in for the results of planned steps."""
 
-    def __init__(self, frame: Frame) -> None:
+    def __init__(self, frame: Frame, raw_args: bool = False) -> None:
         self.frame = frame
+        self.raw_args = raw_args
         self.results: dict[str, Record] = dict(frame.results)
+        self.planned: dict[str, str] = {}
+        """Ids whose records are placeholders of planned steps → what they are (`step`, `approval`, `loop item`…)."""
         self.lines: list[str] = []
 
     def text(self, template: ir.Template, results: dict[str, Record] | None = None) -> str:
@@ -39,20 +48,55 @@ class Planner:
         )
         return STEP_REF.sub(lambda m: _approved(m, scope), raw)
 
+    def shell_text(self, template: ir.Template, results: dict[str, Record] | None = None) -> str:
+        """Shell text as the runtime renders it (args as quoted variable references, or raw with --raw-args)."""
+        if self.raw_args:
+            return self.text(template, results)
+        from lobsterlang.interpret.workflow.argvars import arg_env
+        from lobsterlang.interpret.workflow.shell import is_posix_shell
+
+        verbatim = tuple(ir.Text(p.text, p.span) if isinstance(p, ir.StepRef) else p for p in template.parts)
+        env = {**self.frame.base_env, **arg_env(self.frame.args)}
+        shell = render_shell(ir.Template(template.text, verbatim, template.span), Scope(self.frame.args, {}), env, is_posix_shell(env))
+        scope = self.results if results is None else results
+        return STEP_REF.sub(lambda m: _approved(m, scope), shell.command)
+
+    def decided_at_run_time(self, condition: ir.Condition | None, results: dict[str, Record]) -> str | None:
+        """`  [decided at run time — depends on: …]` when the condition reads a planned step; None when decidable now."""
+        if not isinstance(condition, ir.ExprCondition):
+            return None
+        names = list(dict.fromkeys(ref.step for ref in _step_refs(condition.expr) if ref.step in self.planned))
+        if not names:
+            return None
+        should_run(condition, results)  # unknown references fail here, as in the reference
+        return RUN_TIME.format(", ".join(_depends(name, self.planned[name]) for name in names))
+
     def plan(self, start: int) -> str:
         steps = self.frame.workflow.steps[start:]
         count = len(steps)
         self.lines = [f"[DRY RUN] Would execute {count} step{'' if count == 1 else 's'}:", ""]
         for number, step in enumerate(steps, 1):
-            self.step(number, step)
+            try:
+                self.step(number, step)
+            except WorkflowError as exc:
+                locate(exc, step, self.frame)
+                raise
         return "\n".join(self.lines) + "\n"
 
     def step(self, number: int, step: ir.Step) -> None:
         head = f"  {number}. {step.id}"
-        if not should_run(step.when, self.results):
+        run_time = self.decided_at_run_time(step.when, self.results)
+        if run_time is None and not should_run(step.when, self.results):
             self.results[step.id] = {"id": step.id, "skipped": True}
             self.lines.append(f"{head}  [skipped — condition: false]")
             return
+        start = len(self.lines)
+        self.step_body(head, step)
+        if run_time is not None and isinstance(step.when, ir.ExprCondition):
+            self.lines.insert(start + 1, f"     {step.when_key or 'when'}: {step.when.text}{run_time}")
+        self.planned[step.id] = "approval" if step.approval is not None else "input" if step.input is not None else "step"
+
+    def step_body(self, head: str, step: ir.Step) -> None:
         if step.input is not None:
             self.lines += [f"{head}  [input]", f"     prompt: {step.input.prompt}", "     [input required]"]
             self.results[step.id] = {"id": step.id, "response": {"pending": True}}
@@ -78,7 +122,8 @@ class Planner:
             if self.check_pipeline(action, f"Workflow step {step.id} pipeline references unknown command: "):
                 self.lines.append(DEFERRED)
         elif isinstance(action, ir.ShellRun) and action.command.text.strip():
-            self.lines += [f"{head}  [shell]", "     run: " + _noted(self.text(action.command))]
+            check_shell_args(action.command, self.frame.args, self.raw_args)
+            self.lines += [f"{head}  [shell]", "     run: " + _noted(self.shell_text(action.command))]
         else:
             self.lines.append(f"{head}  [no-op]")
 
@@ -91,6 +136,7 @@ class Planner:
             raise WorkflowError(action.error or "pipeline parse failed")
         deferred = False
         for stage in action.pipeline.stages:
+            self.check_shell_word(stage)
             word = stage.name
             name = word.value if word.template is None else self.text(word.template, results)
             if OUTPUT_REF.search(name):
@@ -101,6 +147,19 @@ class Planner:
             except CommandError:
                 raise WorkflowError(unknown + name) from None
         return deferred
+
+    def check_shell_word(self, stage: ir.Stage) -> None:
+        """`exec`'s shell line gets the run's arithmetic check on its args."""
+        from lobsterlang.interpret.pipeline.args import StageArgs
+        from lobsterlang.interpret.pipeline.commands.exec_cmd import shell_source
+
+        if stage.name.value != "exec":
+            return
+        args = StageArgs.from_stage(stage)
+        key = shell_source(args)
+        word = args.word(key) if key is not None else None
+        if word is not None and word.template is not None:
+            check_shell_args(word.template, self.frame.args, self.raw_args)
 
     def common(self, step: ir.Step) -> None:
         self.stdin_line(step.stdin, step.id)
@@ -142,7 +201,8 @@ class Planner:
             text = self.text(action.template, results)
             return "[pipeline] " + (_noted(text) if noted else "pipeline: " + text)
         if isinstance(action, ir.ShellRun) and action.command.text.strip():
-            text = self.text(action.command, results)
+            check_shell_args(action.command, self.frame.args, self.raw_args)
+            text = self.shell_text(action.command, results)
             return "[shell] " + (_noted(text) if noted else "run: " + text)
         return "[no-op]"
 
@@ -163,18 +223,25 @@ class Planner:
         scope = dict(self.results)
         scope[item_var] = {"json": {"_placeholder": True}, "stdout": '{"_placeholder":true}'}
         scope[index_var] = {"json": 0, "stdout": "0"}
+        outer = dict(self.planned)
+        self.planned.update({item_var: "loop item", index_var: "loop index"})
         for number, sub in enumerate(loop.steps, 1):
             self.sub_step(number, step, sub, scope)
+        self.planned = outer
 
     def sub_step(self, number: int, step: ir.Step, sub: ir.Step, scope: dict[str, Record]) -> None:
         head = f"       {number}. {sub.id}"
-        if not should_run(sub.when, scope):
+        run_time = self.decided_at_run_time(sub.when, scope)
+        if run_time is None and not should_run(sub.when, scope):
             scope[sub.id] = {"id": sub.id, "skipped": True}
             self.lines.append(f"{head}  [skipped — condition: false]")
             return
         unknown = f"Workflow step {step.id} for_each sub-step {sub.id} pipeline: unknown command: "
         self.lines.append(f"{head}  " + self.command_text(sub.action, unknown, False, scope))
+        if run_time is not None and isinstance(sub.when, ir.ExprCondition):
+            self.lines.append(f"          {sub.when_key or 'when'}: {sub.when.text}{run_time}")
         scope[sub.id] = {"id": sub.id}
+        self.planned[sub.id] = "step"
 
 
 def _approved(match: re.Match[str], results: dict[str, Record]) -> str:
@@ -182,6 +249,21 @@ def _approved(match: re.Match[str], results: dict[str, Record]) -> str:
     if path != "approved" or step not in results:
         return match.group(0)
     return "true" if results[step].get("approved") is True else "false"
+
+
+def _step_refs(expr: ir.Expr) -> list[ir.StepRef]:
+    """Every `$step.path` an expression reads, left to right."""
+    if isinstance(expr, ir.StepRef):
+        return [expr]
+    if isinstance(expr, ir.Not):
+        return _step_refs(expr.operand)
+    if isinstance(expr, (ir.Compare, ir.Logical)):
+        return _step_refs(expr.left) + _step_refs(expr.right)
+    return []
+
+
+def _depends(name: str, kind: str) -> str:
+    return f"{kind} {name}"
 
 
 def _noted(text: str) -> str:
@@ -194,6 +276,6 @@ def _source_text(source: Any) -> str:
     return js_string(source.value)
 
 
-def describe_plan(frame: Frame, start: int) -> str:
-    """The plan for steps `start`… (raises WorkflowError where the reference's dry run fails)."""
-    return Planner(frame).plan(start)
+def describe_plan(frame: Frame, start: int, raw_args: bool = False) -> str:
+    """The plan for steps `start`… (raises WorkflowError where the reference's dry run fails, or the run would)."""
+    return Planner(frame, raw_args).plan(start)

@@ -68,7 +68,7 @@ def _at_gate(log: RunLog, decision: Any, ctx: Any) -> Envelope:
         )
     from lobsterlang.interpret.workflow.runs import resume
 
-    return resume(str(log.halted.get("stateKey")), decision, ctx)
+    return resume(str(log.halted.get("stateKey")), decision, ctx, run_id=log.run_id)
 
 
 def _continue(log: RunLog, retry_step: bool, skip_step: bool, ctx: Any) -> Envelope:
@@ -88,10 +88,10 @@ def _continue(log: RunLog, retry_step: bool, skip_step: bool, ctx: Any) -> Envel
     info = RunInfo(log.run_id, log.start.get("fileSha256"), opts.raw_args)
     pending = _pending_gate(frame, opts, journal, start)
     if pending is not None:
-        envelope, key = save_halt(opts.store, frame, pending, info)
-        journal.halted(pending.index, pending.step, key)
+        issued = save_halt(opts.store, frame, pending, info)
+        journal.halted(pending.index, pending.step, issued.key, issued.expires_at)
         journal.close()
-        return envelope
+        return issued.envelope
     return drive(frame, opts, journal, info, start, log.last, fresh=True)
 
 

@@ -8,15 +8,17 @@ from collections.abc import Mapping
 from typing import Any
 
 from lobsterlang import ir
+from lobsterlang.interpret import gatestate
 from lobsterlang.interpret.envelope import Envelope, cancelled_envelope, error_envelope, ok_envelope
-from lobsterlang.interpret.errors import Cancelled, LobsterRunError
+from lobsterlang.interpret.errors import Cancelled, LobsterRunError, StateNotFound
 from lobsterlang.interpret.state import Claim, StateStore
+from lobsterlang.interpret.tokens import TokenPayload
 from lobsterlang.interpret.values import to_json_data
 from lobsterlang.interpret.workflow.context import Frame, Options
 from lobsterlang.interpret.workflow.engine import Runner
-from lobsterlang.interpret.workflow.errors import WorkflowError, WorkflowUsageError
+from lobsterlang.interpret.workflow.errors import StepTimeout, WorkflowError, WorkflowUsageError
 from lobsterlang.interpret.workflow.gates import check_approver, check_response
-from lobsterlang.interpret.workflow.journal import Journal, new_run_id
+from lobsterlang.interpret.workflow.journal import Journal, new_run_id, read_journal, runs_dir
 from lobsterlang.interpret.workflow.runlock import RunBusy, hold_run
 from lobsterlang.interpret.workflow.session import RunInfo, Stored, file_digest, read_state, save_halt
 
@@ -33,21 +35,27 @@ def start_run(frame: Frame, opts: Options) -> Envelope:
 def drive(frame: Frame, opts: Options, journal: Journal, info: RunInfo, start: int, last: str | None,
           *, fresh: bool) -> Envelope:
     """Run from `start`; a halt writes resume state, the end of the run removes the journal."""
+    opts.run_id = info.run_id
     runner = Runner(frame, opts, journal)
     try:
         outcome = runner.run(start, last)
     except Cancelled:
+        if not runner.started and not fresh:
+            journal.pending = []  # nothing ran: the run is still waiting at its gate
         journal.close()
+        raise
+    except StepTimeout:  # the step started and may have had its effect: uncertain, as after a crash
+        journal.close()  # `lobster runs` lists it; `resume --run ID --retry-step|--skip-step` decides
         raise
     except BaseException:
         if fresh or runner.started:
             journal.finish()
         raise
     if outcome.halt is not None:
-        envelope, key = save_halt(opts.store, frame, outcome.halt, info)
-        journal.halted(outcome.halt.index, outcome.halt.step, key)
+        issued = save_halt(opts.store, frame, outcome.halt, info)
+        journal.halted(outcome.halt.index, outcome.halt.step, issued.key, issued.expires_at)
         journal.close()
-        return envelope
+        return issued.envelope
     journal.finish()
     return ok_envelope(to_json_data(outcome.output))
 
@@ -90,25 +98,35 @@ def _forget(store: StateStore, claim: Claim, stored: Stored | None, key: str) ->
             store.delete_approval_ids(old)
 
 
-def resume(state_key: str, decision: Any, ctx: Any) -> Envelope:
+def resume(state_key: str, decision: Any, ctx: Any, token: TokenPayload | None = None, run_id: str | None = None) -> Envelope:
     """Resume a workflow halted at a gate (called by `lobster resume` for `workflow-file` tokens).
 
     `decision` is `lobsterlang.interpret.pipeline.session.Decision` (approve / response /
-    cancel); `ctx` a pipeline `RunContext` (env, cwd, store, cancel). Returns the envelope.
+    cancel); `ctx` a pipeline `RunContext` (env, cwd, store, cancel); `token` the verified
+    token (None for `resume --run RUN_ID`, which checks the state's own seal). Returns the envelope.
+    Whatever is refused before a step starts puts the state back unchanged.
     """
     store: StateStore = ctx.store
-    claim = store.claim(state_key, "Workflow resume state not found")
+    bound_run = token.binding.get("run") if token is not None and isinstance(token.binding, dict) else None
     try:
-        stored = read_state(claim.value)
-    except WorkflowError as exc:
-        _forget(store, claim, None, state_key)
+        claim = _claim(store, state_key, run_id or bound_run)
+    except StateNotFound:
+        if decision.cancel:
+            return cancelled_envelope()  # already cancelled (or finished): cancelling again succeeds
+        raise
+    try:
+        stored = _verified(claim, state_key, decision, ctx, token)
+    except (WorkflowError, LobsterRunError) as exc:
+        claim.put_back()
+        if isinstance(exc, LobsterRunError):
+            raise
         return error_envelope("runtime_error", str(exc))
-    run_id = str(stored.extra.get("runId") or new_run_id())
+    run_id = str(stored.extra.get("runId") or run_id or new_run_id())
     try:
         with hold_run(store, run_id):
             return _decide(stored, decision, ctx, claim, state_key, run_id)
     except RunBusy as exc:  # `resume --run` is continuing this run: the token stays valid
-        _restore(store, claim, state_key)
+        claim.put_back()
         return error_envelope("runtime_error", str(exc))
 
 
@@ -120,12 +138,43 @@ def _decide(stored: Stored, decision: Any, ctx: Any, claim: Claim, state_key: st
     return _continue(stored, decision, ctx, claim, state_key, run_id)
 
 
+def _claim(store: StateStore, key: str, run_id: Any) -> Claim:
+    """Claim the state; a claim left by a resume that died before any step started is taken over."""
+    try:
+        return store.claim(key, "Workflow resume state not found")
+    except StateNotFound:
+        if isinstance(run_id, str) and _waiting_at(store, run_id, key) and store.recover_abandoned_claim(key):
+            return store.claim(key, "Workflow resume state not found")
+        raise
+
+
+def _waiting_at(store: StateStore, run_id: str, key: str) -> bool:
+    """Whether run `run_id`'s journal still ends at the gate whose state is `key` (nothing ran since)."""
+    path = runs_dir(store) / f"{run_id}.jsonl"
+    log = read_journal(path) if "/" not in run_id and path.is_file() else None
+    return log is not None and log.halted is not None and log.halted.get("stateKey") == key
+
+
+def _verified(claim: Claim, key: str, decision: Any, ctx: Any, token: TokenPayload | None) -> Stored:
+    """The claimed state, checked: seal and binding, readable IR, and (unless cancelling) not expired."""
+    bound = gatestate.verify_claim(ctx.store, claim, key, token, ctx.env, _stored_ir)
+    stored = read_state(claim.value)
+    if not (decision.cancel or decision.approve is False):
+        gatestate.check_open(bound, stored.state, ctx.env)
+    return stored
+
+
+def _stored_ir(state: dict[str, Any]) -> Any:
+    section = state.get("lobsterlang")
+    return section.get("ir") if isinstance(section, dict) else None
+
+
 def _continue(stored: Stored, decision: Any, ctx: Any, claim: Claim, state_key: str, run_id: str) -> Envelope:
     store: StateStore = ctx.store
     try:
         apply_decision(stored, decision, ctx.env)
     except WorkflowUsageError as exc:
-        _restore(store, claim, state_key)
+        claim.put_back()  # nothing ran: the token stays valid
         return error_envelope("parse_error", str(exc))
     warn_if_changed(stored, sys.stderr)
     spend = stored.extra.get("cost")
@@ -145,10 +194,10 @@ def _drive_resumed(frame: Frame, opts: Options, journal: Journal, info: RunInfo,
     try:
         envelope = drive(frame, opts, journal, info, stored.index, last, fresh=False)
     except (WorkflowError, LobsterRunError) as exc:
-        if journal.written:  # a step started: the token is spent
+        if journal.written:  # a step started (or the run moved on): the token is spent
             _forget(opts.store, claim, stored, state_key)
         else:
-            _restore(opts.store, claim, state_key)
+            claim.put_back()
         if isinstance(exc, Cancelled):
             raise
         return error_envelope("runtime_error", exc.message if isinstance(exc, LobsterRunError) else str(exc))
@@ -159,12 +208,6 @@ def _drive_resumed(frame: Frame, opts: Options, journal: Journal, info: RunInfo,
 def _superseded(stored: Stored) -> tuple[str, ...]:
     keys = stored.state.get("supersededResumeStateKeys") or []
     return tuple(k for k in keys if isinstance(k, str))
-
-
-def _restore(store: StateStore, claim: Claim, state_key: str) -> None:
-    """Put a claimed state back: the resume failed before any step started, so the token stays valid."""
-    store.write(state_key, claim.value)
-    claim.release()
 
 
 def warn_if_changed(stored: Stored, err: Any) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from lobsterlang import ir
+from lobsterlang.interpret import gatestate
 from lobsterlang.interpret.envelope import Envelope, needs_approval_envelope, needs_input_envelope
 from lobsterlang.interpret.state import StateStore, now_iso
 from lobsterlang.interpret.tokens import WORKFLOW_KIND
@@ -98,20 +99,40 @@ def bounded_input_envelope(step_id: str, request: dict[str, Any], token: str, li
     return envelope
 
 
-def save_halt(store: StateStore, frame: Frame, halt: Halt, info: RunInfo) -> tuple[Envelope, str]:
-    """Write the state, issue the token (and approval id) and build the envelope; returns it and the key."""
+@dataclass
+class Issued:
+    """A halt made durable: the envelope to hand back, the state key and when the gate expires."""
+
+    envelope: Envelope
+    key: str
+    expires_at: str
+
+
+def save_halt(store: StateStore, frame: Frame, halt: Halt, info: RunInfo) -> Issued:
+    """Write the sealed state, issue the signed token (and approval id) and build the envelope."""
     limit = envelope_limit(frame.base_env)
+    approval = halt.step.approval
+    ttl = gatestate.approval_ttl(frame.base_env, gate_expiry(approval.value) if approval is not None else None)
+    signer = gatestate.signer_for(store)
     key = store.new_state_key(STATE_PREFIX)
-    store.write(key, halt_state(frame, halt, info))
-    token = store.new_token(WORKFLOW_KIND, key)
+    state = halt_state(frame, halt, info)
     request = to_json_data(halt.request)
+    bound = gatestate.binding(WORKFLOW_KIND, key, info.run_id, halt.step.id, state["lobsterlang"]["ir"], request, ttl)
+    gatestate.write_sealed(store, signer, key, state, bound)
+    token = gatestate.token_for(signer, bound)
+    expires_at = gatestate.iso(bound["exp"])
     if halt.is_input:
         try:
-            return bounded_input_envelope(halt.step.id, request, token, limit), key
+            return Issued(bounded_input_envelope(halt.step.id, request, token, limit), key, expires_at)
         except WorkflowError:
             store.delete(key)
             raise
-    return needs_approval_envelope(request, token, store.new_approval_id(key)), key
+    return Issued(needs_approval_envelope(request, token, store.new_approval_id(key, token)), key, expires_at)
+
+
+def gate_expiry(value: Any) -> Any:
+    """The `expires_in` of an `approval:` mapping (None when absent)."""
+    return value.get("expires_in") if isinstance(value, dict) else None
 
 
 @dataclass
@@ -137,17 +158,37 @@ class Stored:
 
 
 def read_state(state: Any) -> Stored:
-    """Check a claimed state and decode its IR; `Invalid workflow resume state` otherwise."""
+    """Check a verified state and decode its IR; `Invalid workflow resume state` otherwise.
+
+    State without a `lobsterlang` section was written by the reference CLI (and accepted
+    unsigned by the caller): its workflow is compiled from the file it names.
+    """
     from lobsterlang.ir_codec import from_json
 
-    if not isinstance(state, dict) or not isinstance(state.get("lobsterlang"), dict):
+    if not isinstance(state, dict):
         raise WorkflowError("Invalid workflow resume state")
     try:
-        workflow = from_json(state["lobsterlang"]["ir"])
+        section = state.get("lobsterlang")
+        workflow = from_json(section["ir"]) if isinstance(section, dict) else _reference_workflow(state)
         stored = Stored(workflow, str(state["filePath"]), int(state["resumeAtIndex"]), dict(state["steps"]),
                         dict(state["args"]), state)
     except (KeyError, TypeError, ValueError):
         raise WorkflowError("Invalid workflow resume state") from None
-    if not isinstance(workflow, ir.Workflow):
+    if not isinstance(workflow, ir.Workflow) or not _gate_at(workflow, stored):
         raise WorkflowError("Invalid workflow resume state")
     return stored
+
+
+def _reference_workflow(state: dict[str, Any]) -> ir.Workflow:
+    from lobsterlang.interpret.workflow.loader import load_workflow
+
+    path = state.get("filePath")
+    if not isinstance(path, str):
+        raise ValueError("no filePath")
+    return load_workflow(path)[0]
+
+
+def _gate_at(workflow: ir.Workflow, stored: Stored) -> bool:
+    """The gate the state names is the step before `resumeAtIndex` (the file may have changed under reference state)."""
+    index = stored.index - 1
+    return 0 <= index < len(workflow.steps) and workflow.steps[index].id == stored.gate_id

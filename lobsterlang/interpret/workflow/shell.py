@@ -1,4 +1,4 @@
-"""Shell steps: `/bin/sh -lc` (or LOBSTER_SHELL, as `exec` picks it) in their own process group, stdout captured."""
+"""Shell steps: `/bin/sh -lc` (or LOBSTER_SHELL, as `exec` picks it) in their own process group, output capped."""
 
 from __future__ import annotations
 
@@ -6,8 +6,10 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from lobsterlang.interpret.confine import outside_message
+from lobsterlang.interpret.outputcap import output_cap
 from lobsterlang.interpret.pipeline.commands.exec_cmd import shell_argv
-from lobsterlang.interpret.process import Cancellation
+from lobsterlang.interpret.process import Cancellation, run_to_end
 from lobsterlang.interpret.workflow.errors import WorkflowError
 
 
@@ -28,30 +30,28 @@ def is_posix_shell(env: Mapping[str, str]) -> bool:
     return shell_argv("", env)[1] == "-lc"
 
 
-def check_cwd(step_id: str, cwd: str) -> None:
-    """A missing working directory is named as such (the reference blames the shell)."""
+def check_cwd(step_id: str, cwd: str, env: Mapping[str, str]) -> None:
+    """A missing working directory is named as such (the reference blames the shell); under the tool call
+    it must resolve inside the workspace."""
+    outside = outside_message(f"Workflow step {step_id} cwd", cwd, env)
+    if outside is not None:
+        raise WorkflowError(outside)
     if not os.path.isdir(cwd):
         what = "is not a directory" if os.path.exists(cwd) else "does not exist"
         raise ShellFailed(f"Workflow step {step_id} cwd {what}: {cwd}")
 
 
 def run_shell(command: str, env: Mapping[str, str], cwd: str, stdin: bytes | None, cancel: Cancellation) -> ShellOutput:
-    """Run `command`; raise ShellFailed on a non-zero exit and Cancelled when stopped."""
+    """Run `command`; raise ShellFailed on a non-zero exit, OutputTooLarge past the cap, Cancelled when stopped."""
     argv = shell_argv(command, env)
     try:
-        proc = cancel.spawn(argv, env, cwd, stdin=stdin is not None)
+        returncode, stdout, stderr = run_to_end(cancel, argv, env, cwd, output_cap(env), stdin)
     except FileNotFoundError:
         raise ShellFailed("workflow shell not found; check LOBSTER_SHELL or ComSpec") from None
     except ValueError as exc:
         raise ShellFailed(f"workflow command cannot be started: {exc}") from None
-    try:
-        out, err = proc.communicate(stdin)
-    finally:
-        cancel.forget(proc)
-    cancel.check()
-    stdout, stderr = out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
-    if proc.returncode != 0:
-        code = "null" if proc.returncode < 0 else str(proc.returncode)
+    if returncode != 0:
+        code = "null" if returncode < 0 else str(returncode)
         detail = stderr.strip() or stdout.strip() or command
         raise ShellFailed(f"workflow command failed ({code}): {detail}")
     return ShellOutput(stdout, stderr)

@@ -1,11 +1,17 @@
-"""Find the quoting context at the end of a piece of POSIX shell text (quotes, $(…), heredocs, comments)."""
+"""Find the quoting context at the end of a piece of POSIX shell text (quotes, $(…), arithmetic, heredocs, comments)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 WORD_BREAK = frozenset(" \t\n;&|()")
 _DELIM_END = frozenset(" \t\n;&|<>()")
+COMMAND_LEVEL = frozenset({"top", "cmd", "paren", "bq"})
+ARITHMETIC = frozenset({"arith", "brackets", "subscript", "offset"})
+"""Kinds whose text bash evaluates as arithmetic: `$((…))`/`((…))`, `$[…]`, `${name[…]}`, `${name:…}`."""
+_SEPARATORS = frozenset(";&|\n")
+_PARAM_NAME = re.compile(r"[#!]?(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-])(?:\[[^\]]*\])?")
 
 
 @dataclass
@@ -19,11 +25,17 @@ class Heredoc:
 
 @dataclass
 class ShellContext:
-    """Where text would be inserted: `kind` (top, dq, sq, arith, comment, heredoc…) and a pending backslash."""
+    """Where text would be inserted: `kind` (top, dq, sq, arith, comment, heredoc…), a pending backslash,
+    and `command`: the text of the innermost simple command so far (from its last separator)."""
 
     kind: str
     escaped: bool = False
     heredoc: Heredoc | None = None
+    command: str = ""
+
+    @property
+    def arithmetic(self) -> bool:
+        return self.kind in ARITHMETIC
 
 
 class _Scanner:
@@ -31,6 +43,7 @@ class _Scanner:
         self.text = text
         self.i = 0
         self.stack = ["top"]
+        self.starts = [0]
         self.escaped = False
         self.pending: list[Heredoc] = []
         self.body: Heredoc | None = None
@@ -44,7 +57,22 @@ class _Scanner:
             self._step(self.text[self.i])
         if self.body is not None:
             return ShellContext("heredoc", False, self.body)
-        return ShellContext(self.stack[-1], self.escaped)
+        return ShellContext(self.stack[-1], self.escaped, None, self._command())
+
+    def _command(self) -> str:
+        for kind, start in zip(reversed(self.stack), reversed(self.starts), strict=True):
+            if kind in COMMAND_LEVEL:
+                return self.text[start:]
+        return ""
+
+    def push(self, kind: str, skip: int = 0) -> None:
+        """Enter `kind`; its text starts after the current character and `skip` more."""
+        self.stack.append(kind)
+        self.starts.append(self.i + 1 + skip)
+
+    def pop(self) -> None:
+        self.stack.pop()
+        self.starts.pop()
 
     def _body_line(self) -> bool:
         end = self.text.find("\n", self.i)
@@ -76,7 +104,7 @@ class _Scanner:
 
     def _pop_if(self, condition: bool) -> None:
         if condition:
-            self.stack.pop()
+            self.pop()
 
     def _newline(self, ch: str) -> None:
         if ch == "\n" and self.pending and self.stack[-1] in ("top", "cmd", "paren"):
@@ -84,56 +112,86 @@ class _Scanner:
 
     def _in_double_quotes(self, ch: str) -> None:
         if ch == '"':
-            self.stack.pop()
+            self.pop()
         elif ch == "`":
-            self.stack.append("bq")
+            self.push("bq")
         elif ch == "$":
             self._dollar()
 
     def _dollar(self) -> None:
         ahead = self.text[self.i + 1 : self.i + 3]
         if ahead == "((":
-            self.stack.append("arith")
+            self.push("arith", 2)
             self.i += 2
         elif ahead[:1] == "(":
-            self.stack.append("cmd")
+            self.push("cmd", 1)
             self.i += 1
         elif ahead[:1] == "{":
-            self.stack.append("param")
+            self.push("param", 1)
+            self.i += 1
+        elif ahead[:1] == "[":
+            self.push("brackets", 1)
             self.i += 1
 
     def _unquoted(self, ch: str, kind: str) -> None:
-        if kind == "arith":
-            self._arith(ch)
+        if kind in ARITHMETIC or kind == "aparen":
+            self._arith(ch, kind)
         elif ch == "'":
-            self.stack.append("sq")
+            self.push("sq")
         elif ch == '"':
-            self.stack.append("dq")
+            self.push("dq")
         elif ch == "`" and kind == "bq":
-            self.stack.pop()
+            self.pop()
         elif ch == "`":
-            self.stack.append("bq")
+            self.push("bq")
         elif ch == "$":
             self._dollar()
+        elif kind == "param" and ch in "[:" and self._param_operator(ch):
+            self.push("subscript" if ch == "[" else "offset")
         else:
             self._structure(ch, kind)
 
-    def _arith(self, ch: str) -> None:
-        if ch == ")" and self.text[self.i + 1 : self.i + 2] == ")":
-            self.stack.pop()
-            self.i += 1
-        elif ch == "$":
+    def _param_operator(self, ch: str) -> bool:
+        """`[` right after the name in `${name…}` starts a subscript, `:` after it (or after `name[…]`) an offset."""
+        if ch == ":" and self.text[self.i + 1 : self.i + 2] in ("-", "=", "+", "?"):
+            return False
+        name = self.text[self.starts[-1] : self.i]
+        return _PARAM_NAME.fullmatch(name) is not None and (ch == ":" or not name.endswith("]"))
+
+    def _arith(self, ch: str, kind: str) -> None:
+        """Arithmetic text: nested parentheses, `))`, `]` or `}` close it; `$` expansions nest inside."""
+        if ch == "$":
             self._dollar()
+        elif ch == '"':
+            return
+        elif ch == "(" or (ch == "[" and kind in ("subscript", "brackets")):
+            self.push("aparen" if ch == "(" else "subscript")
+        elif ch == ")" and kind == "aparen":
+            self.pop()
+        elif ch == ")" and kind == "arith" and self.text[self.i + 1 : self.i + 2] == ")":
+            self.pop()
+            self.i += 1
+        elif ch == "]" and kind in ("subscript", "brackets"):
+            self.pop()
+        elif ch == "}" and kind == "offset":
+            self.pop()
+            self.pop()
 
     def _structure(self, ch: str, kind: str) -> None:
-        if ch == "(":
-            self.stack.append("paren")
+        if ch == "(" and self.text[self.i + 1 : self.i + 2] == "(" and kind in COMMAND_LEVEL:
+            self.push("arith", 1)
+            self.i += 1
+        elif ch == "(":
+            self.push("paren")
         elif (ch == ")" and kind in ("cmd", "paren")) or (ch == "}" and kind == "param"):
-            self.stack.pop()
+            self.pop()
         elif ch == "#" and kind != "param" and (self.i == 0 or self.text[self.i - 1] in WORD_BREAK):
-            self.stack.append("comment")
+            self.push("comment")
         elif ch == "<" and self.text[self.i + 1 : self.i + 2] == "<" and kind != "param":
             self._heredoc()
+        elif ch in _SEPARATORS and kind in COMMAND_LEVEL:
+            self.starts[-1] = self.i + 1
+            self._newline(ch)
         else:
             self._newline(ch)
 

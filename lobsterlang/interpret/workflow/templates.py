@@ -16,6 +16,7 @@ from typing import Any
 from lobsterlang import ir
 from lobsterlang.interpret.values import js_string
 from lobsterlang.interpret.workflow.argvars import arg_var_name
+from lobsterlang.interpret.workflow.arith import arithmetic_use, check_arithmetic
 from lobsterlang.interpret.workflow.errors import WorkflowError
 from lobsterlang.interpret.workflow.refs import Results, render_ref
 from lobsterlang.interpret.workflow.shellscan import ShellContext, context_at_end
@@ -102,6 +103,7 @@ def render_shell(template: ir.Template, scope: Scope, env: Mapping[str, str], po
     """Shell text where each `${arg}` is a reference to a variable holding its value, quoted for its context."""
     if scope.raw or not posix or not any(isinstance(p, ir.ArgRef) and p.name in scope.args for p in template.parts):
         return ShellText(render(template, scope))
+    check_shell_args(template, scope.args)
     out: list[str] = []
     extra: dict[str, str] = {}
     for part in template.parts:
@@ -112,8 +114,38 @@ def render_shell(template: ir.Template, scope: Scope, env: Mapping[str, str], po
         elif part.name not in scope.args:
             out.append("${" + part.name + "}")
         else:
-            _place_arg(out, str(arg_text(scope, part.name)), _variable(part.name, scope, env, extra))
+            value = str(arg_text(scope, part.name))
+            out.append(_reference(context_at_end("".join(out)), value, _variable(part.name, scope, env, extra), out))
     return ShellText("".join(out), extra)
+
+
+def check_shell_args(template: ir.Template, args: Mapping[str, Any], raw: bool = False) -> None:
+    """Refuse an arg that is not an integer where bash evaluates arithmetic (runs and dry runs alike).
+
+    Step references count as plain words here: their text is only known when the step runs.
+    """
+    if raw:
+        return
+    out: list[str] = []
+    for index, part in enumerate(template.parts):
+        if isinstance(part, ir.Text):
+            out.append(part.value)
+        elif isinstance(part, ir.StepRef) or part.name not in args:
+            out.append("x")
+        else:
+            use = arithmetic_use(context_at_end("".join(out)), _text_after(template, index))
+            check_arithmetic(part.name, js_string(args[part.name]), use)
+            out.append('"${V}"')
+
+
+def _text_after(template: ir.Template, index: int) -> str:
+    """The literal text after part `index` up to the next reference (where an operator may follow)."""
+    after = []
+    for part in template.parts[index + 1 :]:
+        if not isinstance(part, ir.Text):
+            break
+        after.append(part.value)
+    return "".join(after)
 
 
 def _variable(name: str, scope: Scope, env: Mapping[str, str], extra: dict[str, str]) -> str:
@@ -128,11 +160,6 @@ def _variable(name: str, scope: Scope, env: Mapping[str, str], extra: dict[str, 
     private = f"LOBSTER_ARGV_{secrets.token_hex(4).upper()}"
     extra[private] = value
     return private
-
-
-def _place_arg(out: list[str], value: str, var: str) -> None:
-    context = context_at_end("".join(out))
-    out.append(_reference(context, value, var, out))
 
 
 def _reference(context: ShellContext, value: str, var: str, out: list[str]) -> str:

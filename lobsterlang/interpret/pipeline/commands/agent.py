@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from lobsterlang.interpret.errors import CommandError
+from lobsterlang.interpret.outputcap import OutputCap
 from lobsterlang.interpret.pipeline.args import StageArgs
 from lobsterlang.interpret.pipeline.runtime import RunContext, StageOutput
 from lobsterlang.interpret.pipeline.streams import drain
@@ -52,7 +53,7 @@ def run_openclaw_agent(input: Iterator[Any], args: StageArgs, ctx: RunContext) -
     argv = agent_argv(args, agent_message(args, drain(input)))
     binary = ctx.env.get("LOBSTER_OPENCLAW_BIN") or "openclaw"
     try:
-        code, out, err = run_to_end(ctx.cancel, [binary, *argv], ctx.env, ctx.cwd, MAX_OUTPUT_BYTES)
+        code, out, err = run_to_end(ctx.cancel, [binary, *argv], ctx.env, ctx.cwd, OutputCap(MAX_OUTPUT_BYTES))
     except (FileNotFoundError, PermissionError):
         raise CommandError(f"{NAME} could not find the OpenClaw CLI") from None
     except OutputTooLarge:

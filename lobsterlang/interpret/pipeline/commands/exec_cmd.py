@@ -1,4 +1,4 @@
-"""`exec`: run a program (argv, or a shell line); stdout lines or parsed JSON become items."""
+"""`exec`: run a program (argv, or a shell line); stdout lines or parsed JSON become items, output capped."""
 
 from __future__ import annotations
 
@@ -11,10 +11,11 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from lobsterlang.interpret.errors import CommandError
+from lobsterlang.interpret.outputcap import output_cap
 from lobsterlang.interpret.pipeline.args import StageArgs
 from lobsterlang.interpret.pipeline.runtime import RunContext, StageOutput
 from lobsterlang.interpret.pipeline.streams import drain
-from lobsterlang.interpret.process import Cancellation, kill_tree
+from lobsterlang.interpret.process import CappedReader, kill_tree, write_stdin
 from lobsterlang.interpret.values import stringify
 
 _WHITESPACE = re.compile(r"\s")
@@ -36,16 +37,39 @@ def shell_argv(line: str, env: Mapping[str, str]) -> list[str]:
 
 def command_line(args: StageArgs) -> tuple[list[str], str | None]:
     """The argv to run and, in shell mode, the shell line (for error messages)."""
-    shell = args.get("shell")
-    if isinstance(shell, str):
-        return [], shell
-    if shell is True and args.positionals:
-        return [], args.positionals[0]
-    if len(args.positionals) == 1 and _WHITESPACE.search(args.positionals[0]):
-        return [], args.positionals[0]
+    key = shell_source(args)
+    if key is not None:
+        return [], str(args.get("shell") if key == "shell" else args.positionals[0])
     if not args.positionals:
         raise CommandError("exec requires a command")
     return list(args.positionals), None
+
+
+def shell_source(args: StageArgs) -> str | int | None:
+    """Which argument is the shell line: the `--shell` value, the first positional, or none (argv mode).
+
+    The first positional is a shell line after a bare `--shell`, and (as in the reference) when it is
+    the only positional and holds whitespace: the implicit-shell form.
+    """
+    shell = args.get("shell")
+    if isinstance(shell, str):
+        return "shell"
+    if shell is True and args.positionals:
+        return 0
+    if len(args.positionals) == 1 and _WHITESPACE.search(args.positionals[0]):
+        return 0
+    return None
+
+
+def shell_line(args: StageArgs, ctx: RunContext) -> tuple[str, dict[str, str]] | None:
+    """The shell line with each `${arg}` as a quoted variable reference (when the run renders shell words)."""
+    key = shell_source(args)
+    if key is None:
+        return None
+    word = args.word(key)
+    if word is not None and ctx.render_shell is not None:
+        return ctx.render_shell(word, ctx.env)
+    return str(args.get("shell") if key == "shell" else args.positionals[0]), {}
 
 
 def stdin_payload(mode: str, items: list[Any]) -> bytes:
@@ -61,10 +85,11 @@ def stdin_payload(mode: str, items: list[Any]) -> bytes:
 
 def run_exec(input: Iterator[Any], args: StageArgs, ctx: RunContext) -> StageOutput:
     """Drain the input, start the child, and stream its stdout (all of it with `--json`)."""
-    argv, line = command_line(args)
+    argv, _ = command_line(args)
+    line = shell_line(args, ctx)
     payload = _payload(args, input)
     proc = _start(argv, line, ctx, payload)
-    lines = _ChildLines(proc, ctx.cancel, payload, str(proc.args[0]))  # type: ignore[index]
+    lines = _ChildLines(proc, ctx, payload, str(proc.args[0]))  # type: ignore[index]
     if args.truthy("json"):
         return StageOutput(_parse_json("".join(lines.text_chunks())))
     return StageOutput(lines.items())
@@ -81,16 +106,21 @@ def _payload(args: StageArgs, input: Iterator[Any]) -> bytes | None:
     return stdin_payload(mode_text.lower(), items)
 
 
-def _start(argv: list[str], line: str | None, ctx: RunContext, payload: bytes | None) -> subprocess.Popen[bytes]:
-    target = shell_argv(line, ctx.env) if line is not None else argv
+def _start(
+    argv: list[str], line: tuple[str, dict[str, str]] | None, ctx: RunContext, payload: bytes | None,
+) -> subprocess.Popen[bytes]:
+    target = shell_argv(line[0], ctx.env) if line is not None else argv
+    env = {**ctx.env, **line[1]} if line is not None else ctx.env
     try:
-        return ctx.cancel.spawn(target, ctx.env, ctx.cwd, stdin=payload is not None)
+        return ctx.cancel.spawn(target, env, ctx.cwd, stdin=payload is not None)
     except FileNotFoundError:
         if line is not None:
             raise CommandError("exec shell not found; check LOBSTER_SHELL or ComSpec") from None
         raise CommandError(f"exec command not found: {argv[0]}") from None
     except OSError as exc:
         raise CommandError(f"exec failed (null): {exc.strerror or exc}: {target[0]}") from None
+    except ValueError as exc:  # a NUL byte in an argument or in the environment
+        raise CommandError(f"exec failed (null): {exc}: {target[0]}") from None
 
 
 def _parse_json(text: str) -> list[Any]:
@@ -102,15 +132,17 @@ def _parse_json(text: str) -> list[Any]:
 
 
 class _ChildLines:
-    """A running child: its stdout as text, its stderr collected in a thread, errors on exit."""
+    """A running child: its stdout as text, its stderr collected in a thread, both capped, errors on exit."""
 
-    def __init__(self, proc: subprocess.Popen[bytes], cancel: Cancellation, payload: bytes | None, label: str) -> None:
-        self.proc, self.cancel, self.label = proc, cancel, label
-        self.stderr: list[bytes] = []
+    def __init__(self, proc: subprocess.Popen[bytes], ctx: RunContext, payload: bytes | None, label: str) -> None:
+        self.proc, self.cancel, self.label = proc, ctx.cancel, label
+        cap = output_cap(ctx.env)
+        self.stdout = CappedReader(proc, "stdout", cap, keep=0)
+        self.stderr = CappedReader(proc, "stderr", cap, keep=1 << 20)
         self.stdout_seen: list[str] = []
         self._threads = [threading.Thread(target=self._read_stderr, daemon=True)]
         if payload is not None:
-            self._threads.append(threading.Thread(target=self._write_stdin, args=(payload,), daemon=True))
+            self._threads.append(threading.Thread(target=write_stdin, args=(proc, payload), daemon=True))
         for thread in self._threads:
             thread.start()
 
@@ -134,6 +166,8 @@ class _ChildLines:
         finished = False
         try:
             for raw in iter(lambda: os.read(fd, CHUNK), b""):
+                if not self.stdout.take(raw):
+                    break
                 text = decoder.decode(raw)
                 if sum(map(len, self.stdout_seen)) < 1 << 20:
                     self.stdout_seen.append(text)
@@ -153,25 +187,16 @@ class _ChildLines:
         assert self.proc.stdout is not None
         self.proc.stdout.close()
         self.cancel.check()
+        self.stdout.check()
+        self.stderr.check()
         if finished and code != 0:
             raise CommandError(f"exec failed ({code if code >= 0 else 'null'}): {self._reason()}")
 
     def _reason(self) -> str:
-        err = b"".join(self.stderr).decode("utf-8", "replace").strip()
+        err = self.stderr.data.decode("utf-8", "replace").strip()
         return err or "".join(self.stdout_seen).strip() or self.label
 
     def _read_stderr(self) -> None:
         assert self.proc.stderr is not None
-        fd = self.proc.stderr.fileno()
-        for chunk in iter(lambda: os.read(fd, CHUNK), b""):
-            if sum(map(len, self.stderr)) < 1 << 20:
-                self.stderr.append(chunk)
+        self.stderr.read_all(self.proc.stderr.fileno())
         self.proc.stderr.close()
-
-    def _write_stdin(self, payload: bytes) -> None:
-        assert self.proc.stdin is not None
-        try:
-            self.proc.stdin.write(payload)
-            self.proc.stdin.close()
-        except (BrokenPipeError, OSError):
-            pass

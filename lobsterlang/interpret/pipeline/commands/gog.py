@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from lobsterlang.interpret.errors import CommandError
+from lobsterlang.interpret.outputcap import output_cap
 from lobsterlang.interpret.pipeline.args import StageArgs
 from lobsterlang.interpret.pipeline.runtime import RunContext, StageOutput
 from lobsterlang.interpret.pipeline.streams import drain
@@ -23,7 +24,7 @@ def gog(args: list[str], ctx: RunContext, label: str) -> str:
     binary = ctx.env.get("GOG_BIN") or "gog"
     argv = ["node", binary, *args] if _SCRIPT.search(binary) else [binary, *args]
     try:
-        code, out, err = run_to_end(ctx.cancel, argv, ctx.env, ctx.cwd)
+        code, out, err = run_to_end(ctx.cancel, argv, ctx.env, ctx.cwd, output_cap(ctx.env))
     except (FileNotFoundError, PermissionError):
         raise CommandError(NOT_FOUND) from None
     if code != 0:

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from lobsterlang.interpret.errors import CommandError
+from lobsterlang.interpret.outputcap import output_cap
 from lobsterlang.interpret.pipeline.args import StageArgs
 from lobsterlang.interpret.pipeline.runtime import RunContext, StageOutput
 from lobsterlang.interpret.pipeline.streams import drain
@@ -131,7 +132,7 @@ def _identity(value: Any) -> str | None:
 def _gh_pr_view(repo: str, pr: str, ctx: RunContext) -> Any:
     argv = ["gh", "pr", "view", pr, "--repo", repo, "--json", PR_FIELDS]
     try:
-        code, out, err = run_to_end(ctx.cancel, argv, ctx.env, ctx.cwd)
+        code, out, err = run_to_end(ctx.cancel, argv, ctx.env, ctx.cwd, output_cap(ctx.env))
     except (FileNotFoundError, PermissionError):
         raise CommandError("gh not found on PATH (install GitHub CLI)") from None
     if code != 0:

@@ -1,0 +1,76 @@
+"""lobsterlang values → LSP values: diagnostics (with rule docs and related locations), edits, markup."""
+
+from __future__ import annotations
+
+from functools import cache
+
+from lsprotocol import types
+from pygls.capabilities import get_capability
+
+from lobsterlang.diagnostics import Diagnostic, Edit, Severity
+from lsp.documents import Analysis, uri_of
+
+_SEVERITY = {
+    Severity.ERROR: types.DiagnosticSeverity.Error,
+    Severity.WARNING: types.DiagnosticSeverity.Warning,
+    Severity.INFO: types.DiagnosticSeverity.Information,
+}
+
+
+class Capabilities:
+    """The client features a result may use."""
+
+    def __init__(self, client: types.ClientCapabilities, pull: bool) -> None:
+        prefix = "text_document.diagnostic" if pull else "text_document.publish_diagnostics"
+        self.related = bool(get_capability(client, f"{prefix}.related_information", False))
+        self.code_description = bool(get_capability(client, f"{prefix}.code_description_support", False))
+        formats = get_capability(client, "text_document.completion.completion_item.documentation_format", []) or []
+        self.completion_markdown = types.MarkupKind.Markdown in formats
+        hover = get_capability(client, "text_document.hover.content_format", []) or []
+        self.hover_markdown = types.MarkupKind.Markdown in hover or not hover
+        self.link_tooltip = bool(get_capability(client, "text_document.document_link.tooltip_support", False))
+
+
+def diagnostic(diag: Diagnostic, analysis: Analysis, caps: Capabilities) -> types.Diagnostic:
+    message = diag.message + (f"\nhint: {diag.hint}" if diag.hint else "")
+    docs = rule_doc_uri(diag.code) if caps.code_description else None
+    return types.Diagnostic(
+        range=analysis.positions.range(diag.span.start, diag.span.end),
+        message=message,
+        severity=_SEVERITY[diag.severity],
+        code=diag.code,
+        code_description=types.CodeDescription(href=docs) if docs else None,
+        source="lobster",
+        related_information=related(diag, analysis) if caps.related else None,
+    )
+
+
+@cache
+def rule_doc_uri(code: str) -> str | None:
+    from lobsterlang.cli.explain_cmd import rule_doc
+
+    path = rule_doc(code)
+    return uri_of(path) if path is not None else None
+
+
+def related(diag: Diagnostic, analysis: Analysis) -> list[types.DiagnosticRelatedInformation] | None:
+    """Where the steps and args a finding points at are defined (other than under the finding itself)."""
+    if analysis.workflow is None:
+        return None
+    named = analysis.occurrences_in(diag.span.start, max(diag.span.end, diag.span.start))
+    found = [
+        types.DiagnosticRelatedInformation(
+            types.Location(analysis.uri, analysis.positions.range(o.start, o.end)), f"{o.kind} `{o.name}` is defined here"
+        )
+        for o in analysis.definitions_of({(o.kind, o.name) for o in named})
+        if not diag.span.start <= o.start < diag.span.end
+    ]
+    return found or None
+
+
+def text_edit(edit: Edit, analysis: Analysis) -> types.TextEdit:
+    return types.TextEdit(analysis.positions.range(edit.span.start, edit.span.end), edit.new_text)
+
+
+def markup(text: str, markdown: bool) -> types.MarkupContent:
+    return types.MarkupContent(types.MarkupKind.Markdown if markdown else types.MarkupKind.PlainText, text)

@@ -1,0 +1,176 @@
+"""What the server knows per document version: its text, IR (recovered or last good), lint findings and config."""
+
+from __future__ import annotations
+
+import os
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterator
+from pathlib import Path
+
+from pygls.uris import from_fs_path, to_fs_path
+
+from lobsterlang import ir
+from lobsterlang.compile import CompileResult
+from lobsterlang.diagnostics import Diagnostic
+from lobsterlang.lint import Config, ConfigError, Source, find_config, lint_source, load_config
+from lobsterlang.query.names import Occurrence, occurrences
+from lobsterlang.query.recover import compile_recovering
+from lobsterlang.record import replace
+from lsp.positions import PositionMap
+
+WORKSPACE_SUFFIXES = (".lobster", ".lobster.yaml", ".lobster.yml", ".lobster.json")
+"""The names the VS Code extension opens as Lobster; other files are served when an editor opens them."""
+_SKIPPED_DIRS = frozenset({"node_modules", "__pycache__", "venv"})
+
+
+class Analysis:
+    """One version of one document, worked out as far as asked: `findings` (compile + lint) for diagnostics,
+    `result` (the compile result) for edits that need a file without errors, and `workflow`, the IR to navigate
+    with: the current one, the part above a syntax error, or the last version that compiled."""
+
+    def __init__(self, uri: str, version: int | None, text: str, last_good: ir.Workflow | None) -> None:
+        self.uri, self.version, self.text = uri, version, text
+        self.path = to_fs_path(uri) or uri
+        self.positions = PositionMap(text)
+        self.findings: tuple[Diagnostic, ...] | None = None
+        self.with_shellcheck = False
+        self._last_good = last_good
+        self._result: CompileResult[ir.Workflow] | None = None
+        self._workflow: ir.Workflow | None = None
+        self.full_ir: ir.Workflow | None = None
+        """The IR of the whole text, once compiled (None when it does not compile or was not compiled yet)."""
+        self._named: list[Occurrence] | None = None
+        self._starts: list[int] | None = None
+        self._definitions: dict[tuple[str, str], list[Occurrence]] | None = None
+
+    @property
+    def result(self) -> CompileResult[ir.Workflow]:
+        if self._result is None:
+            self._result, recovered = compile_recovering(self.text, self.path)
+            self.full_ir = self._result.ir
+            self._workflow = self._workflow or recovered or self._last_good
+        return self._result
+
+    @property
+    def workflow(self) -> ir.Workflow | None:
+        if self._workflow is None:
+            self._workflow = self.result.ir or self._workflow
+        return self._workflow
+
+    def linted(self, findings: tuple[Diagnostic, ...], workflow: ir.Workflow | None) -> None:
+        """Keep the lint findings, and the IR the linter compiled (the same text gives the same IR)."""
+        self.findings = findings
+        if workflow is not None and self._workflow is None:
+            self._workflow = self.full_ir = workflow
+
+    @property
+    def occurrences(self) -> list[Occurrence]:
+        """Every step id and arg written in the document (worked out once per version)."""
+        if self._named is None:
+            self._named = occurrences(self.workflow, self.text) if self.workflow else []
+        return self._named
+
+    def occurrences_in(self, start: int, end: int) -> list[Occurrence]:
+        """The occurrences wholly inside `start`..`end`."""
+        named = self.occurrences
+        if self._starts is None:
+            self._starts = [o.start for o in named]
+        first = bisect_left(self._starts, start)
+        return [o for o in named[first : bisect_right(self._starts, end)] if o.end <= end]
+
+    def definitions_of(self, names: set[tuple[str, str]]) -> list[Occurrence]:
+        if self._definitions is None:
+            self._definitions = {}
+            for o in self.occurrences:
+                if o.role == "definition":
+                    self._definitions.setdefault((o.kind, o.name), []).append(o)
+        return [o for key in sorted(names) for o in self._definitions.get(key, ())]
+
+    @property
+    def directory(self) -> Path:
+        return Path(self.path).parent
+
+
+class Documents:
+    """Analyses by URI (one per version), the last good IR of each document, and lint configs by directory."""
+
+    def __init__(self) -> None:
+        self._analyses: dict[str, Analysis] = {}
+        self._last_good: dict[str, ir.Workflow] = {}
+        self._configs: dict[Path, Config] = {}
+        self._config_errors: dict[str, str] = {}
+        self._shown_errors: set[str] = set()
+        self.dirty: set[str] = set()
+
+    def analysis(self, uri: str, text: str, version: int | None) -> Analysis:
+        """The analysis of this version (nothing is computed until asked)."""
+        cached = self._analyses.get(uri)
+        if cached is not None and cached.version == version and cached.text == text:
+            return cached
+        if cached is not None and cached.full_ir is not None:
+            self._last_good[uri] = cached.full_ir
+        analysis = Analysis(uri, version, text, self._last_good.get(uri))
+        self._analyses[uri] = analysis
+        return analysis
+
+    def findings(self, analysis: Analysis) -> tuple[Diagnostic, ...]:
+        """Compile and lint findings; shellcheck runs only on saved text (it starts a process per check)."""
+        shellcheck = analysis.uri not in self.dirty
+        if analysis.findings is None or (shellcheck and not analysis.with_shellcheck):
+            config = self.config_for(analysis.path)
+            if not shellcheck:
+                config = replace(config, shellcheck=False)
+            linted = lint_source(Source(analysis.path, analysis.text), config)
+            analysis.linted(linted.diagnostics, linted.workflow)
+            analysis.with_shellcheck = shellcheck and config.shellcheck
+        assert analysis.findings is not None
+        return analysis.findings
+
+    def forget(self, uri: str) -> None:
+        self._analyses.pop(uri, None)
+        self._last_good.pop(uri, None)
+        self.dirty.discard(uri)
+
+    def config_for(self, path: str) -> Config:
+        """The lint config of the nearest `.lobster.toml` / `pyproject.toml` at or above the file's folder."""
+        directory = Path(path).parent
+        config = self._configs.get(directory)
+        if config is None:
+            config = self._configs[directory] = self._load(directory)
+        return config
+
+    def _load(self, directory: Path) -> Config:
+        try:
+            found = find_config(directory)
+            config = load_config(found)
+        except ConfigError as exc:
+            self._config_errors[str(directory)] = str(exc)
+            return Config()
+        self._config_errors.pop(str(directory), None)
+        return config
+
+    def new_config_errors(self) -> list[str]:
+        """Config problems not reported yet (each message once, until the configs are reloaded)."""
+        fresh = sorted(set(self._config_errors.values()) - self._shown_errors)
+        self._shown_errors.update(fresh)
+        return fresh
+
+    def reload_configs(self) -> None:
+        """Forget configs and findings: a config file changed."""
+        self._configs.clear()
+        self._config_errors.clear()
+        self._shown_errors.clear()
+        for analysis in self._analyses.values():
+            analysis.findings = None
+
+
+def workspace_files(roots: list[str]) -> Iterator[Path]:
+    """Every workflow file under the workspace folders, skipping hidden and dependency folders."""
+    for root in roots:
+        for folder, dirs, files in os.walk(root):
+            dirs[:] = [d for d in dirs if not d.startswith(".") and d not in _SKIPPED_DIRS]
+            yield from (Path(folder) / f for f in files if f.endswith(WORKSPACE_SUFFIXES))
+
+
+def uri_of(path: Path | str) -> str:
+    return from_fs_path(str(path)) or str(path)

@@ -1,0 +1,180 @@
+"""The server object: document sync, debounced diagnostics (pull when the client supports it, push otherwise), config."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import time
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.capabilities import get_capability
+from pygls.exceptions import JsonRpcContentModified, JsonRpcException
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+
+from lobsterlang import __version__
+from lsp.convert import Capabilities, diagnostic
+from lsp.documents import Analysis, Documents, uri_of, workspace_files
+
+DEBOUNCE_SECONDS = 0.2
+INDEX_LIMIT = 5000
+"""Workflow files compiled ahead of time; a bigger workspace compiles the rest when a request needs them."""
+CONFIG_GLOBS = ("**/.lobster.toml", "**/pyproject.toml")
+
+logger = logging.getLogger(__name__)
+
+
+class LobsterServer(LanguageServer):
+    """A pygls server with the documents' analyses and one pending diagnostics task per document."""
+
+    def __init__(self) -> None:
+        super().__init__("lobster-lsp", __version__)
+        self.documents = Documents()
+        self.pending: dict[str, asyncio.Task[None]] = {}
+        self.debounce = DEBOUNCE_SECONDS
+        self.indexing: asyncio.Task[None] | None = None
+        self.changed_at: dict[str, float] = {}
+
+    def current(self, uri: str) -> Analysis:
+        """The analysis of the document's current text."""
+        document = self.workspace.get_text_document(uri)
+        return self.documents.analysis(uri, document.source, document.version)
+
+    def analysis_of(self, path: Path) -> Analysis | None:
+        """The analysis of a workspace file: its editor text when it is open, else what is on disk."""
+        uri = uri_of(path)
+        try:
+            document = self.workspace.get_text_document(uri)
+            text = document.source
+        except (OSError, UnicodeDecodeError):
+            return None
+        return self.documents.analysis(uri, text, document.version)
+
+    async def index_workspace(self) -> None:
+        """Compile every workflow file of the workspace once, between requests, so that the first rename or
+        workspace symbol search does not have to."""
+        for path in itertools.islice(workspace_files(self.root_paths()), INDEX_LIMIT):
+            analysis = self.analysis_of(path)
+            if analysis is not None:
+                _ = analysis.occurrences  # compiles, and indexes the names
+            await asyncio.sleep(0)
+
+    @property
+    def pull(self) -> bool:
+        """Whether the client pulls diagnostics (then the server never pushes them)."""
+        return get_capability(self.client_capabilities, "text_document.diagnostic", None) is not None
+
+    def caps(self) -> Capabilities:
+        return Capabilities(self.client_capabilities, self.pull)
+
+    def lsp_diagnostics(self, uri: str) -> list[types.Diagnostic]:
+        analysis = self.current(uri)
+        caps = self.caps()
+        return [diagnostic(d, analysis, caps) for d in self.documents.findings(analysis)]
+
+    def schedule(self, uri: str, delay: float) -> None:
+        """Publish the document's diagnostics after `delay`, replacing an earlier pending publication."""
+        previous = self.pending.pop(uri, None)
+        if previous is not None:
+            previous.cancel()
+        if not self.pull:
+            self.pending[uri] = asyncio.get_event_loop().create_task(self._publish(uri, delay))
+
+    async def _publish(self, uri: str, delay: float) -> None:
+        await asyncio.sleep(delay)
+        version = self.workspace.get_text_document(uri).version
+        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, self.lsp_diagnostics(uri), version))
+        self.pending.pop(uri, None)
+        self.report_config_errors()
+
+    def report_config_errors(self) -> None:
+        """Show each broken config file once (its files are linted with the defaults meanwhile)."""
+        for message in self.documents.new_config_errors():
+            self.window_show_message(types.ShowMessageParams(types.MessageType.Warning, f"lobster: {message}"))
+
+    def wait_for_quiet(self, uri: str) -> float:
+        """How long until the debounce after the document's last change is over."""
+        return max(0.0, self.changed_at.get(uri, 0.0) + self.debounce - time.monotonic())
+
+    def root_paths(self) -> list[str]:
+        folders = [to_fs_path(folder.uri) for folder in self.workspace.folders.values()]
+        return [f for f in folders if f] or [p for p in [self.workspace.root_path] if p]
+
+
+def build() -> LobsterServer:
+    """A server with every feature registered."""
+    from lsp import assist, editing, navigation
+
+    server = LobsterServer()
+    _register_sync(server)
+    for module in (navigation, editing, assist):
+        module.register(server)
+    return server
+
+
+def _register_sync(server: LobsterServer) -> None:
+    @server.feature(types.INITIALIZED)
+    async def initialized(ls: LobsterServer, params: types.InitializedParams) -> None:
+        ls.indexing = asyncio.get_event_loop().create_task(ls.index_workspace())  # kept: a task needs a reference
+        if get_capability(ls.client_capabilities, "workspace.did_change_watched_files.dynamic_registration", False):
+            watchers = [types.FileSystemWatcher(glob_pattern=glob) for glob in CONFIG_GLOBS]
+            options = types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers)
+            registration = types.Registration("lobster-config", types.WORKSPACE_DID_CHANGE_WATCHED_FILES, options)
+            try:
+                await ls.client_register_capability_async(types.RegistrationParams([registration]))
+            except JsonRpcException as exc:  # the client may refuse: configs are then reloaded on save only
+                logger.warning("could not watch config files: %s", exc)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: LobsterServer, params: types.DidOpenTextDocumentParams) -> None:
+        ls.documents.dirty.discard(params.text_document.uri)
+        ls.schedule(params.text_document.uri, 0)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: LobsterServer, params: types.DidChangeTextDocumentParams) -> None:
+        ls.documents.dirty.add(params.text_document.uri)
+        ls.changed_at[params.text_document.uri] = time.monotonic()
+        ls.schedule(params.text_document.uri, ls.debounce)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: LobsterServer, params: types.DidSaveTextDocumentParams) -> None:
+        ls.documents.dirty.discard(params.text_document.uri)
+        ls.documents.reload_configs()  # for clients that cannot watch the config files
+        ls.schedule(params.text_document.uri, 0)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: LobsterServer, params: types.DidCloseTextDocumentParams) -> None:
+        pending = ls.pending.pop(params.text_document.uri, None)
+        if pending is not None:
+            pending.cancel()
+        ls.documents.forget(params.text_document.uri)
+        if not ls.pull:
+            ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(params.text_document.uri, []))
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def config_changed(ls: LobsterServer, params: types.DidChangeWatchedFilesParams) -> None:
+        ls.documents.reload_configs()
+        for uri in list(ls.workspace.text_documents):
+            ls.schedule(uri, 0)
+        if ls.pull and get_capability(ls.client_capabilities, "workspace.diagnostics.refresh_support", False):
+            ls.workspace_diagnostic_refresh(None)
+
+    options = types.DiagnosticOptions(inter_file_dependencies=False, workspace_diagnostics=False, identifier="lobster")
+
+    @server.feature(types.TEXT_DOCUMENT_DIAGNOSTIC, options)
+    async def pull_diagnostics(ls: LobsterServer, params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport:
+        uri = params.text_document.uri
+        version = ls.workspace.get_text_document(uri).version
+        await asyncio.sleep(ls.wait_for_quiet(uri))  # the client cancels this request when it sends a newer change
+        if ls.workspace.get_text_document(uri).version != version:
+            raise JsonRpcContentModified("the document changed; pull again")
+        items = ls.lsp_diagnostics(uri)
+        ls.report_config_errors()
+        return types.RelatedFullDocumentDiagnosticReport(items=items)
+
+
+def main() -> None:
+    """Serve on stdin/stdout until the client exits."""
+    build().start_io()

@@ -1,0 +1,95 @@
+"""Shared set-up of the language server tests: the server command, client profiles, documents, waiting for diagnostics."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "lobsterlang", "lsp"])
+PROFILES = ["visual-studio-code", "neovim", "emacs"]
+"""The capability profiles pytest-lsp ships (Helix has none: see docs/editors.md)."""
+
+REGISTERED: list[types.Registration] = []
+"""What the server registered dynamically (the config file watchers)."""
+
+STRICT = pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")
+"""Protocol checks on: a result the client's capabilities do not allow fails the test."""
+
+
+async def start(client: LanguageClient, profile: str, root: Path) -> None:
+    @client.feature(types.CLIENT_REGISTER_CAPABILITY)  # type: ignore[untyped-decorator, unused-ignore]
+    def register_capability(params: types.RegistrationParams) -> None:
+        REGISTERED.extend(params.registrations)
+
+    await client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities(profile),
+            root_uri=root.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(root.as_uri(), root.name)],
+        )
+    )
+
+
+def open_doc(client: LanguageClient, path: Path, text: str | None = None, version: int = 1) -> str:
+    uri = path.as_uri()
+    content = path.read_text(encoding="utf-8") if text is None else text
+    forget_push(client, uri)
+    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "lobster", version, content)))
+    return uri
+
+
+def change_doc(client: LanguageClient, uri: str, text: str, version: int) -> None:
+    change = types.TextDocumentContentChangeWholeDocument(text)
+    client.text_document_did_change(types.DidChangeTextDocumentParams(types.VersionedTextDocumentIdentifier(version=version, uri=uri), [change]))
+
+
+def doc(uri: str) -> types.TextDocumentIdentifier:
+    return types.TextDocumentIdentifier(uri)
+
+
+def pulls(client: LanguageClient) -> bool:
+    caps = client.capabilities
+    return caps is not None and caps.text_document is not None and caps.text_document.diagnostic is not None
+
+
+async def diagnostics(client: LanguageClient, uri: str) -> list[types.Diagnostic]:
+    """The document's diagnostics: pulled when the client pulls, else the next push (call `forget_push` before the edit)."""
+    if pulls(client):
+        report = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(doc(uri)))
+        assert isinstance(report, types.RelatedFullDocumentDiagnosticReport)
+        return list(report.items)
+    for _ in range(200):
+        if uri in client.diagnostics:
+            return list(client.diagnostics[uri])
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"no diagnostics published for {uri}")
+
+
+def forget_push(client: LanguageClient, uri: str) -> None:
+    client.diagnostics.pop(uri, None)
+
+
+def position(text: str, needle: str, shift: int = 0) -> types.Position:
+    offset = text.index(needle) + shift
+    line = text.count("\n", 0, offset)
+    return types.Position(line, offset - (text.rfind("\n", 0, offset) + 1))
+
+
+def apply_edits(text: str, edits: list[types.TextEdit]) -> str:
+    """Apply LSP edits to ASCII text (tests use ASCII documents)."""
+    lines = text.split("\n")
+    starts = [0]
+    for line in lines[:-1]:
+        starts.append(starts[-1] + len(line) + 1)
+
+    def offset(p: types.Position) -> int:
+        return starts[p.line] + p.character if p.line < len(starts) else len(text)
+
+    for edit in sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True):
+        text = text[: offset(edit.range.start)] + edit.new_text + text[offset(edit.range.end) :]
+    return text

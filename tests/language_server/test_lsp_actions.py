@@ -1,0 +1,110 @@
+"""Code actions in process: safe and unsafe fixes, suppressions that keep the file's meaning, the approval refactoring."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from lobsterlang.diagnostics import Diagnostic, Edit, Fix, Severity
+from lobsterlang.span import LineIndex
+from lsp.convert import Capabilities
+from lsp.documents import Analysis, Documents
+from lsp.editing import approval_action, fix_actions, suppress_actions
+
+BLOCK = """\
+args:
+  who:
+    default: me
+steps:
+  - id: greet
+    run: |
+      echo hello
+      echo ${who}
+"""
+
+
+class UnsafeFix(Fix):
+    """A fix as the linter may mark it (`applicability`), read defensively by the server."""
+
+    applicability: str = "unsafe"
+
+
+def analysis_of(text: str) -> tuple[Documents, Analysis]:
+    documents = Documents()
+    uri = "file:///tmp/flow.lobster"
+    documents.dirty.add(uri)
+    return documents, documents.analysis(uri, text, 1)
+
+
+CAPS = Capabilities(types.ClientCapabilities(), pull=False)
+
+
+def test_unsafe_fixes_are_labelled_and_never_preferred() -> None:
+    _, analysis = analysis_of(BLOCK)
+    span = LineIndex(BLOCK).span(0, 4)
+    safe = Diagnostic("L999", Severity.WARNING, "m", span, Fix("quote it", (Edit(span, "x"),)))
+    unsafe = Diagnostic("L999", Severity.WARNING, "m", span, UnsafeFix("rewrite it", (Edit(span, "x"),)))
+    first, second = fix_actions(analysis, [safe, unsafe], CAPS)
+    assert (first.title, first.is_preferred) == ("quote it", True)
+    assert second.title.startswith("rewrite it (unsafe") and not second.is_preferred
+
+
+def test_a_line_comment_inside_a_block_script_is_not_offered() -> None:
+    documents, analysis = analysis_of(BLOCK)
+    findings = [d for d in documents.findings(analysis) if d.code == "L301"]
+    assert findings, "the raw ${who} in the script is a finding"
+    titles = [a.title for a in suppress_actions(analysis, findings, CAPS)]
+    assert titles == ["Suppress L301 for step greet"]
+
+
+def test_suppressing_for_the_step_silences_the_finding() -> None:
+    documents, analysis = analysis_of(BLOCK)
+    [finding] = [d for d in documents.findings(analysis) if d.code == "L301"]
+    [action] = suppress_actions(analysis, [finding], CAPS)
+    assert action.edit is not None and action.edit.changes is not None
+    [edit] = action.edit.changes[analysis.uri]
+    text = BLOCK.replace("  - id: greet\n", edit.new_text + "  - id: greet\n")
+    later = documents.analysis(analysis.uri, text, 2)
+    assert "L301" not in {d.code for d in documents.findings(later)}
+
+
+def test_no_approval_offered_where_there_is_no_side_effect_or_one_already() -> None:
+    _, analysis = analysis_of(BLOCK)
+    assert approval_action(analysis, BLOCK.index("echo hello")) is None
+    gated = "steps:\n  - id: ok\n    approval: sure?\n  - id: post\n    run: curl -X POST https://x\n"
+    _, analysis = analysis_of(gated)
+    assert approval_action(analysis, gated.index("curl")) is None
+
+
+def test_capabilities_follow_the_client() -> None:
+    bare = Capabilities(types.ClientCapabilities(), pull=False)
+    assert not bare.related and not bare.code_description and not bare.completion_markdown
+
+
+def test_inlay_hints_show_defaults_of_flags_left_out() -> None:
+    from lsp.views import inlay_hints
+
+    text = "steps:\n  - id: a\n    pipeline: exec --json --shell 'ls' | head\n  - id: b\n    pipeline: exec --json --shell 'ls' | head --n 3\n"
+    _, analysis = analysis_of(text)
+    labels = [(h.position.line, str(h.label)) for h in inlay_hints(analysis, 0, len(text))]
+    assert labels == [(2, " --n 10")]
+
+
+def test_the_added_approval_gates_the_side_effect_for_the_linter_too() -> None:
+    text = "steps:\n  - id: fetch\n    run: echo hi\n  - id: post\n    run: curl -X POST https://example.com/hook\n"
+    documents, analysis = analysis_of(text)
+    assert "L401" in {d.code for d in documents.findings(analysis)}
+    action = approval_action(analysis, text.index("curl"))
+    assert action is not None and action.edit is not None and action.edit.changes is not None
+    [edit] = action.edit.changes[analysis.uri]
+    gated = text.replace("  - id: post\n", edit.new_text + "  - id: post\n")
+    later = documents.analysis(analysis.uri, gated, 2)
+    assert later.result.ok and "L401" not in {d.code for d in documents.findings(later)}
+
+
+def test_dry_run_of_a_workflow_that_fails_to_plan_is_an_error_text() -> None:
+    from lsp.views import dry_run_text
+
+    _, analysis = analysis_of("steps:\n  - id: p\n    pipeline: nosuchcmd --x\n")
+    assert dry_run_text(analysis) == "Error: Workflow step p pipeline references unknown command: nosuchcmd"
+    _, analysis = analysis_of("steps: [")
+    assert dry_run_text(analysis).startswith("Error: ")

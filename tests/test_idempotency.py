@@ -1,0 +1,92 @@
+"""Side effects and retries: LOBSTER_IDEMPOTENCY_KEY per step, and a timed-out step left uncertain in the journal."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lobsterlang.cli import main
+from lobsterlang.interpret.state import StateStore
+from lobsterlang.interpret.workflow.idempotency import idempotency_key
+from lobsterlang.interpret.workflow.journal import list_runs
+
+RETRIED = """\
+steps:
+  - id: send
+    timeout_ms: 300
+    retry: {max: 3, delay_ms: 1}
+    run: echo "$LOBSTER_IDEMPOTENCY_KEY" >> keys; test -f done || sleep 5
+  - id: after
+    run: echo "$LOBSTER_IDEMPOTENCY_KEY" >> after-keys
+"""
+
+
+@pytest.fixture
+def state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> StateStore:
+    monkeypatch.setenv("LOBSTER_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.chdir(tmp_path)
+    return StateStore(tmp_path / "state")
+
+
+def run(capsys: Any, *args: str) -> tuple[int, dict[str, Any]]:
+    code = main(list(args) if args[0] == "resume" else ["run", "--mode", "tool", *args])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_retries_and_resume_share_one_key_and_the_timeout_is_uncertain(
+    tmp_path: Path, state: StateStore, capsys: Any,
+) -> None:
+    (tmp_path / "wf.lobster").write_text(RETRIED, encoding="utf-8")
+    code, envelope = run(capsys, "wf.lobster")
+    assert code == 1 and envelope["error"]["message"] == "Step 'send' timed out after 300ms"
+    keys = (tmp_path / "keys").read_text().split()
+    assert len(keys) == 3 and len(set(keys)) == 1 and keys[0].startswith("lobster-")
+    (log,) = list_runs(state)
+    assert log.uncertain == (0, "send")
+    assert keys[0] == idempotency_key(log.run_id, ("send",))
+    (tmp_path / "done").touch()
+    code, envelope = run(capsys, "resume", "--run", log.run_id, "--retry-step")
+    assert code == 0 and envelope["ok"] is True, envelope
+    assert (tmp_path / "keys").read_text().split() == [keys[0]] * 4
+    after = (tmp_path / "after-keys").read_text().split()
+    assert after == [idempotency_key(log.run_id, ("after",))] and after[0] != keys[0]
+    assert list_runs(state) == []
+
+
+def test_keys_differ_per_loop_item_and_branch_and_survive_an_approval(tmp_path: Path, state: StateStore, capsys: Any) -> None:
+    (tmp_path / "wf.lobster").write_text(
+        """\
+steps:
+  - id: list
+    run: echo '[1, 2]'
+  - id: loop
+    for_each: $list.json
+    steps:
+      - id: each
+        run: echo "$LOBSTER_IDEMPOTENCY_KEY" >> keys
+  - id: fan
+    parallel:
+      branches:
+        - id: a
+          run: echo "$LOBSTER_IDEMPOTENCY_KEY" >> keys
+        - id: b
+          run: echo "$LOBSTER_IDEMPOTENCY_KEY" >> keys
+  - id: gate
+    approval: Go?
+  - id: after
+    run: echo "$LOBSTER_IDEMPOTENCY_KEY" >> keys
+""",
+        encoding="utf-8",
+    )
+    code, halted = run(capsys, "wf.lobster")
+    assert code == 0 and halted["status"] == "needs_approval", halted
+    (log,) = list_runs(state)
+    code, done = run(capsys, "resume", "--token", halted["requiresApproval"]["resumeToken"], "--approve", "yes")
+    assert code == 0 and done["ok"] is True, done
+    keys = (tmp_path / "keys").read_text().split()
+    paths: list[tuple[str | int, ...]] = [("loop", 0, "each"), ("loop", 1, "each"), ("fan", "a"), ("fan", "b"), ("after",)]
+    expected = {idempotency_key(log.run_id, path) for path in paths}
+    assert set(keys) == expected and len(keys) == 5
