@@ -233,6 +233,29 @@ def test_errors_point_where_the_lalr_parser_stops(value: str, bad: str) -> None:
     assert value[problem.span.start : problem.span.end] == bad
 
 
+_DEEP = st.tuples(st.integers(0, 3000), st.integers(1, 99), st.sampled_from(["", " "])).map(
+    lambda t: "(" * t[0] + t[2].join(["!$a.b &&"] * (t[1] - 1) + ["$a.b"]) + ")" * t[0]
+)
+"""Parentheses nested far deeper than Python's recursion limit, around chains up to the depth limit (100)."""
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.one_of(_DEEP, st.tuples(_DEEP, _SPACE, st.sampled_from(["", ")", "(", "&&", "|| ok"])).map("".join)))
+def test_deep_parentheses_parse_as_the_lalr_parser_does(value: str) -> None:
+    _check_condition(value)
+
+
+@pytest.mark.parametrize(("value", "span"), [
+    (" && ".join(["$a.b"] * 101), (0, 804)),
+    ("(" * 500 + "!" * 100 + "$a.b" + ")" * 500, (500, 604)),
+    ("$x.y || " + " && ".join(["($a.b == 1)"] * 100), (9, 8 + 99 * 15 + 10)),
+])
+def test_too_deep_conditions_are_x003_at_the_part_that_crosses_the_limit(value: str, span: tuple[int, int]) -> None:
+    cond, problems = parse_condition(value, NO_SPAN, TextLocator(LineIndex(value)))
+    assert isinstance(cond, ir.InvalidCondition)
+    assert [(d.code, d.span.start, d.span.end) for d in problems] == [("X003", *span)]
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(_TOKENS), min_size=1, max_size=9).map("".join))
 def test_the_reference_feed_parses_as_lark_does(text: str) -> None:

@@ -107,12 +107,8 @@ def test_bundled_mermaid_parses_the_graphs_lobster_draws(node_modules: None) -> 
 
 
 # Graphs the bundled mermaid cannot parse, with the reason. Remove an entry when the graph module changes.
-_UNRENDERABLE = {
-    # An edge label holding `${city}`: the `{` `}` are left as they are (as the reference CLI does; the
-    # output equals tests/cases/graph/01-every-kind-and-refs.mermaid), and mermaid 11 reads `{` as the
-    # start of a diamond shape. Writing them as `#123;` / `#125;` would render. The preview shows the error.
-    "01-every-kind-and-refs.lobster": "edge label with ${...}",
-}
+# (None since edge labels write `( ) [ ] { }` as Mermaid entity codes: tests/test_graph_mermaid.py.)
+_UNRENDERABLE: dict[str, str] = {}
 
 
 def test_grammar_knows_exactly_the_standard_commands() -> None:

@@ -11,13 +11,16 @@ import click
 from lobsterlang.interpret.gatestate import is_expired
 from lobsterlang.interpret.state import StateStore
 from lobsterlang.interpret.workflow.journal import RunLog, list_runs
+from lobsterlang.interpret.workflow.runlock import holder_pid
 
 
-def run_row(log: RunLog) -> dict[str, Any]:
-    """One unfinished run as plain data."""
+def run_row(log: RunLog, pid: int | None) -> dict[str, Any]:
+    """One unfinished run as plain data; `pid` is the live process running it, if any."""
     halted = log.halted or {}
     return {
         "id": log.run_id,
+        "running": pid is not None,
+        "pid": pid or None,
         "workflow": log.start.get("filePath"),
         "lastCompletedStep": log.last_done,
         "waitingGate": halted.get("step"),
@@ -29,6 +32,8 @@ def run_row(log: RunLog) -> dict[str, Any]:
 
 
 def _status(row: dict[str, Any]) -> str:
+    if row["running"]:
+        return f"running (pid {row['pid']})" if row["pid"] else "running"
     if row["waitingGate"]:
         return f"expired at {row['waitingGate']}" if row["expired"] else f"waiting at {row['waitingGate']}"
     if row["uncertainStep"]:
@@ -39,13 +44,20 @@ def _status(row: dict[str, Any]) -> str:
 @click.command("runs")
 @click.option("--json", "as_json", is_flag=True, help="Print the runs as a JSON array.")
 def runs_command(as_json: bool) -> None:
-    """List workflow runs that did not finish: id, workflow, last completed step, gate, start time.
+    """List workflow runs that did not finish: id, workflow, last completed step, status, start time.
+
+    A run that a live process is still running shows as `running (pid N)`; it cannot be resumed
+    until that process ends or halts.
 
     Continue one with `lobster resume --run ID` (add --retry-step or --skip-step when a step
     was interrupted), or answer its gate with --approve yes|no / --response-json. A gate past
     its expiry is listed as `expired`: it can only be cancelled (--cancel).
     """
-    rows = [run_row(log) for log in list_runs(StateStore.from_env(os.environ))]
+    store = StateStore.from_env(os.environ)
+    problems: list[str] = []
+    rows = [run_row(log, holder_pid(store, log.run_id)) for log in list_runs(store, problems)]
+    for problem in problems:
+        click.echo(f"warning: {problem}", err=True)
     if as_json:
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
         return

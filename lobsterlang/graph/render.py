@@ -7,7 +7,19 @@ import re
 from lobsterlang.graph.model import Graph
 
 _NOT_KEY = re.compile(r"[^A-Za-z0-9_]")
-_MERMAID_ESCAPES = {"&": "&amp;", '"': "&quot;", "<": "&lt;", ">": "&gt;", "|": "&#124;"}
+_MERMAID_ESCAPES = {
+    "&": "&amp;", '"': "&quot;", "<": "&lt;", ">": "&gt;",
+    "|": "#124;", "#": "#35;", "%": "#37;", "\ufb02": "#64258;", "\xb6": "#182;",
+}
+"""HTML entities, and Mermaid's own `#code;` entities where an HTML one would not survive.
+
+Mermaid turns `#code;` into `&#code;` when it draws, so `&#124;` would show as `&|`: numeric
+codes are written without the `&`. `#` itself is escaped, so user text cannot form such a code;
+`%` is, so `%%{init: …}%%` and `%%` comments cannot appear; `ﬂ` and `¶` are the characters
+Mermaid's placeholders for entities are made of.
+"""
+_EDGE_ESCAPES = {**_MERMAID_ESCAPES, "(": "#40;", ")": "#41;", "[": "#91;", "]": "#93;", "{": "#123;", "}": "#125;"}
+"""Edge labels are not quoted (`-->|label|`, as the reference writes them): brackets are syntax there."""
 
 
 def mermaid_key(step_id: str) -> str:
@@ -31,8 +43,13 @@ def mermaid_keys(ids: list[str]) -> dict[str, str]:
 
 
 def mermaid_label(text: str) -> str:
-    """Escape `& " < > |` as HTML entities so a label cannot close its node or edge."""
+    """A node label (inside `["…"]`) whose every character Mermaid shows as written."""
     return "".join(_MERMAID_ESCAPES.get(ch, ch) for ch in text)
+
+
+def mermaid_edge_label(text: str) -> str:
+    """An edge label (inside `-->|…|`) whose every character Mermaid shows as written."""
+    return "".join(_EDGE_ESCAPES.get(ch, ch) for ch in text)
 
 
 def render_mermaid(graph: Graph) -> str:
@@ -43,7 +60,7 @@ def render_mermaid(graph: Graph) -> str:
         lines.append(f'  {keys[node.id]}{{"{label}"}}' if node.diamond else f'  {keys[node.id]}["{label}"]')
     if graph.nodes:
         lines.append("")
-    lines += [f"  {keys[e.source]} -->|{mermaid_label(e.label)}| {keys[e.target]}" for e in graph.edges]
+    lines += [f"  {keys[e.source]} -->|{mermaid_edge_label(e.label)}| {keys[e.target]}" for e in graph.edges]
     return "\n".join(lines)
 
 

@@ -9,7 +9,7 @@ from lobsterlang import ir
 from lobsterlang.diagnostics import Diagnostic, Severity
 from lobsterlang.span import Span
 from lobsterlang.syntax._terminals import TERMINALS
-from lobsterlang.syntax.condparse import ConditionSyntaxError, parse_expression
+from lobsterlang.syntax.condparse import MAX_DEPTH, ConditionSyntaxError, ConditionTooDeep, parse_expression
 from lobsterlang.syntax.locate import Locator
 from lobsterlang.syntax.text import js_trim_range
 
@@ -85,6 +85,10 @@ def parse_condition(
     except ConditionSyntaxError as exc:
         where = locate.span(exc.start, exc.end)
         return _invalid(value, f"Unsupported condition: {text}", where, "X001", _condition_hint(text))
+    except ConditionTooDeep as exc:
+        message = f"Condition nests deeper than {MAX_DEPTH} levels"
+        hint = "split it: compute part of it in an earlier step and test that step's result, such as `$check.json.ok`"
+        return _invalid(value, message, locate.span(exc.start, exc.end), "X003", hint)
     return ir.ExprCondition(value, expr, span), []
 
 

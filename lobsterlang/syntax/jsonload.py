@@ -22,7 +22,9 @@ def compose_json(text: str, index: LineIndex) -> tuple[yaml.Node | None, list[Di
         hint = "save the file without a byte order mark (JSON.parse refuses it)"
         return None, [Diagnostic("E004", Severity.ERROR, "JSON syntax error: unexpected byte order mark", index.span(0, 1), hint=hint)]
     try:
-        json.loads(text, parse_constant=_refuse_constant)
+        json.loads(text, parse_constant=_refuse_constant, parse_int=_check_digits)
+    except _TooManyDigits as too_long:  # its own name: mypyc types a handler's variable once
+        return None, [_too_many_digits(text, index, too_long.word)]
     except _NonStandardNumber as refused:
         found = re.search(rf"(?<![\w\"]){re.escape(refused.word)}(?![\w\"])", text)
         pos = found.start() if found else 0
@@ -41,6 +43,29 @@ class _NonStandardNumber(ValueError):
     def __init__(self, word: str) -> None:
         super().__init__(word)
         self.word = word
+
+
+class _TooManyDigits(ValueError):
+    def __init__(self, word: str) -> None:
+        super().__init__(word)
+        self.word = word
+
+
+MAX_DIGITS = 4300
+"""Python's limit for converting a decimal integer (`sys.get_int_max_str_digits()`'s default)."""
+
+
+def _check_digits(word: str) -> int:
+    if len(word.lstrip("-")) > MAX_DIGITS:
+        raise _TooManyDigits(word)
+    return 0  # the value is not kept: this pass only validates
+
+
+def _too_many_digits(text: str, index: LineIndex, word: str) -> Diagnostic:
+    pos = text.find(word)
+    message = f"number has {len(word.lstrip('-')):,} digits; the limit is {MAX_DIGITS:,}"
+    hint = "write it as a string (quoted)"
+    return Diagnostic("E009", Severity.ERROR, message, index.span(pos, pos + len(word)), hint=hint)
 
 
 def _refuse_constant(word: str) -> None:

@@ -13,8 +13,9 @@ from lobsterlang.syntax.lexer import pipeline_scanner, pipeline_space, pipeline_
 from lobsterlang.syntax.locate import Locator
 from lobsterlang.syntax.text import JS_WHITESPACE, js_trim_range
 
-MAX_STAGES = 1000
-"""More stages than this is refused: no hand-written or sensible generated pipeline has them."""
+MAX_STAGES = 500
+"""More stages than this is refused: no sensible pipeline has them, and each stage is a nested generator
+that running and closing the stream walk through (1,000 reached Python's recursion limit in a workflow step)."""
 
 UNCLOSED_QUOTE = "Unclosed quote"
 EMPTY_PIPELINE = "Empty pipeline"

@@ -24,6 +24,7 @@ from lobsterlang.interpret.state import StateStore, now_iso
 from lobsterlang.interpret.values import to_json_data
 from lobsterlang.interpret.workflow.engine import Hooks
 from lobsterlang.interpret.workflow.refs import Record
+from lobsterlang.interpret.workflow.runlock import holder_pid
 
 RUNS_DIR = "runs"
 TORN_AFTER_S = 60
@@ -56,7 +57,9 @@ class Journal(Hooks):
             with contextlib.suppress(OSError):
                 os.chmod(directory.parent, 0o700)
                 os.chmod(directory, 0o700)
-            self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+            self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
+            if _ends_torn(self._fd):  # a crash cut the last line: end it, so ours start on their own
+                os.write(self._fd, b"\n")
 
     def append(self, event: dict[str, Any]) -> None:
         """Write one event line (after the queued ones) and fsync it."""
@@ -108,6 +111,11 @@ class Journal(Hooks):
             self.path.unlink()
 
 
+def _ends_torn(fd: int) -> bool:
+    size = os.fstat(fd).st_size
+    return size > 0 and os.pread(fd, 1, size - 1) != b"\n"
+
+
 def _is_branch(step: ir.Step, key: str) -> bool:
     return isinstance(step.action, ir.Parallel) and any(b.id == key for b in step.action.branches)
 
@@ -124,52 +132,96 @@ class RunLog:
     uncertain: tuple[int, str] | None = None
     halted: dict[str, Any] | None = None
     last_done: str | None = None
+    skipped: list[str] = field(default_factory=list)
+    """`<file>:<line>: <why>` for each line that is not an event this version writes."""
+
+
+EVENT_FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
+    "start": {"runId": str, "ir": dict},
+    "started": {"index": int, "step": str},
+    "done": {"index": int, "step": str, "records": (dict, type(None))},
+    "halted": {"index": int, "step": str, "stateKey": str},
+    "resumed": {"index": int, "records": (dict, type(None))},
+}
+"""The fields each event kind must carry, with their types; other fields are free."""
 
 
 def read_journal(path: Path) -> RunLog | None:
-    """Replay a journal; None when it has no readable start event. A torn last line is ignored."""
-    events = []
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        try:
-            events.append(json.loads(line))
-        except ValueError:
-            continue
-    if not events or events[0].get("event") != "start":
+    """Replay a journal; None when its first line is not a start event.
+
+    A torn line (a crash mid-write) or a foreign one (not an event of EVENT_FIELDS) is skipped
+    and listed in `RunLog.skipped`, so one bad line never hides the run.
+    """
+    events: list[dict[str, Any]] = []
+    skipped = []
+    text = path.read_text(encoding="utf-8", errors="replace")
+    for number, line in enumerate(text.splitlines(), 1):
+        event = _parse_event(line)
+        if isinstance(event, dict):
+            events.append(event)
+        else:
+            skipped.append(f"{path}:{number}: {event}; line skipped")
+    if not events or events[0]["event"] != "start":
         return None
-    log = RunLog(path.stem, events[0])
+    log = RunLog(path.stem, events[0], skipped=skipped)
     for event in events[1:]:
         _apply(log, event)
     return log
 
 
+def _parse_event(line: str) -> dict[str, Any] | str:
+    """The event on `line`, or why it is not one."""
+    try:
+        event = json.loads(line)
+    except ValueError:
+        return "not JSON (a torn or foreign line)"
+    kind = event.get("event") if isinstance(event, dict) else None
+    fields = EVENT_FIELDS.get(kind) if isinstance(kind, str) else None
+    if fields is None:
+        return "not a journal event"
+    for name, kinds in fields.items():
+        value = event.get(name)
+        if not isinstance(value, kinds) or isinstance(value, bool):
+            return f"{kind} event without a valid {name!r}"
+    return event  # type: ignore[no-any-return]
+
+
 def _apply(log: RunLog, event: dict[str, Any]) -> None:
-    kind = event.get("event")
+    kind = event["event"]
     if kind == "started":
-        log.uncertain = (int(event["index"]), str(event["step"]))
+        log.uncertain = (event["index"], event["step"])
     elif kind == "done":
         log.results.update(event.get("records") or {})
-        log.next_index, log.last, log.last_done = int(event["index"]) + 1, event.get("last"), str(event["step"])
+        log.next_index, log.last, log.last_done = event["index"] + 1, event.get("last"), event["step"]
         log.uncertain, log.halted = None, None
     elif kind == "halted":
         log.halted = event
     elif kind == "resumed":
         log.halted = None
         log.results.update(event.get("records") or {})
-        log.next_index, log.last = int(event["index"]), event.get("last")
+        log.next_index, log.last = event["index"], event.get("last")
 
 
-def list_runs(store: StateStore) -> list[RunLog]:
-    """Every unfinished run, oldest first (a journal killed before its first line is removed)."""
+def list_runs(store: StateStore, problems: list[str] | None = None) -> list[RunLog]:
+    """Every unfinished run, oldest first (a journal killed before its first line is removed).
+
+    Lines that were skipped, and journals without a start event, are added to `problems`.
+    """
     directory = runs_dir(store)
     if not directory.is_dir():
         return []
     logs = []
+    found = problems if problems is not None else []
     for path in sorted(directory.glob("*.jsonl")):
         log = read_journal(path)
         if log is not None:
             logs.append(log)
-        else:
-            with contextlib.suppress(OSError):
-                if time.time() - path.stat().st_mtime > TORN_AFTER_S:
-                    path.unlink()
+            found.extend(log.skipped)
+            continue
+        if holder_pid(store, path.stem) is not None:
+            continue  # a run writing its first line right now
+        found.append(f"{path}:1: no start event (a run killed as it started, or not a journal); file skipped")
+        with contextlib.suppress(OSError):
+            if time.time() - path.stat().st_mtime > TORN_AFTER_S:
+                path.unlink()
     return sorted(logs, key=lambda log: str(log.start.get("startedAt")))

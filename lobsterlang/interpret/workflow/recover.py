@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 from typing import Any
 
 from lobsterlang import ir
@@ -13,27 +14,45 @@ from lobsterlang.interpret.workflow.context import Frame, Options
 from lobsterlang.interpret.workflow.engine import Halt, Runner
 from lobsterlang.interpret.workflow.errors import WorkflowError, WorkflowUsageError
 from lobsterlang.interpret.workflow.journal import Journal, RunLog, read_journal, runs_dir
+from lobsterlang.interpret.workflow.runlock import hold_run
 from lobsterlang.interpret.workflow.runs import drive
 from lobsterlang.interpret.workflow.session import RunInfo, file_digest, save_halt
 
 
 def load_run(store: StateStore, run_id: str) -> RunLog:
     """The journal of an unfinished run, or `Run <id> not found`."""
-    path = runs_dir(store) / f"{run_id}.jsonl"
-    log = read_journal(path) if run_id and "/" not in run_id and path.is_file() else None
+    path = _journal_path(store, run_id)
+    log = read_journal(path) if path is not None else None
     if log is None:
         raise WorkflowUsageError(f"Run {run_id} not found (finished, cancelled or never started)")
+    for problem in log.skipped:
+        sys.stderr.write(f"warning: {problem}\n")
     return log
 
 
+def _journal_path(store: StateStore, run_id: str) -> Path | None:
+    """The journal of `run_id` when it is a plain name and the file exists."""
+    if not run_id or "/" in run_id or "\0" in run_id or run_id in (".", ".."):
+        return None
+    path = runs_dir(store) / f"{run_id}.jsonl"
+    return path if path.is_file() else None
+
+
 def resume_run(run_id: str, decision: Any, retry_step: bool, skip_step: bool, ctx: Any) -> Envelope:
-    """Continue run `run_id`; a run waiting at a gate needs a decision, an uncertain step needs a flag."""
+    """Continue run `run_id`; a run waiting at a gate needs a decision, an uncertain step needs a flag.
+
+    The run is claimed first and its journal read after: a process that held it meanwhile may
+    have moved it on, finished it, or may still be running it (then this one is refused).
+    """
     store: StateStore = ctx.store
     try:
-        log = load_run(store, run_id)
-        if log.halted is not None:
-            return _at_gate(log, decision, ctx)
-        return _continue(log, retry_step, skip_step, ctx)
+        if _journal_path(store, run_id) is None:
+            load_run(store, run_id)  # `Run … not found`, before any lock file is made
+        with hold_run(store, run_id):
+            log = load_run(store, run_id)
+            if log.halted is not None:
+                return _at_gate(log, decision, ctx)
+            return _continue(log, retry_step, skip_step, ctx)
     except WorkflowUsageError as exc:
         return error_envelope("parse_error", str(exc))
     except WorkflowError as exc:

@@ -19,6 +19,7 @@ from lobsterlang.interpret.workflow.engine import Runner
 from lobsterlang.interpret.workflow.errors import StepTimeout, WorkflowError, WorkflowUsageError
 from lobsterlang.interpret.workflow.gates import check_approver, check_response
 from lobsterlang.interpret.workflow.journal import Journal, new_run_id, read_journal, runs_dir
+from lobsterlang.interpret.workflow.runlock import RunBusy, hold_run
 from lobsterlang.interpret.workflow.session import RunInfo, Stored, file_digest, read_state, save_halt
 
 
@@ -26,8 +27,9 @@ def start_run(frame: Frame, opts: Options) -> Envelope:
     """Run a freshly loaded workflow from its first step, journaling every step."""
     info = RunInfo(new_run_id(), file_digest(frame.path), opts.raw_args)
     journal = Journal(opts.store, info.run_id)
-    journal.start(frame.path, frame.args, frame.workflow, info.digest, opts.raw_args)
-    return drive(frame, opts, journal, info, 0, None, fresh=True)
+    with hold_run(opts.store, info.run_id):
+        journal.start(frame.path, frame.args, frame.workflow, info.digest, opts.raw_args)
+        return drive(frame, opts, journal, info, 0, None, fresh=True)
 
 
 def drive(frame: Frame, opts: Options, journal: Journal, info: RunInfo, start: int, last: str | None,
@@ -120,9 +122,18 @@ def resume(state_key: str, decision: Any, ctx: Any, token: TokenPayload | None =
             raise
         return error_envelope("runtime_error", str(exc))
     run_id = str(stored.extra.get("runId") or run_id or new_run_id())
+    try:
+        with hold_run(store, run_id):
+            return _decide(stored, decision, ctx, claim, state_key, run_id)
+    except RunBusy as exc:  # `resume --run` is continuing this run: the token stays valid
+        claim.put_back()
+        return error_envelope("runtime_error", str(exc))
+
+
+def _decide(stored: Stored, decision: Any, ctx: Any, claim: Claim, state_key: str, run_id: str) -> Envelope:
     if decision.cancel or decision.approve is False:
-        _forget(store, claim, stored, state_key)
-        Journal(store, run_id).finish()
+        _forget(ctx.store, claim, stored, state_key)
+        Journal(ctx.store, run_id).finish()
         return cancelled_envelope()
     return _continue(stored, decision, ctx, claim, state_key, run_id)
 

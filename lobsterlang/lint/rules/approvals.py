@@ -103,14 +103,22 @@ def _base_dir(ctx: LintContext) -> Path:
     return Path(ctx.workflow.source).parent if ctx.workflow else Path(".")
 
 
+def _gates_of_file(target: Path) -> tuple[str, ...]:
+    """The gates of the file at `target`; none when it cannot be read (missing, a name too long…)."""
+    try:
+        modified = target.stat().st_mtime_ns if target.is_file() else None
+    except OSError:
+        return ()
+    return _child_gates(str(target), modified) if modified is not None else ()
+
+
 def _sub_workflow_gates(ctx: LintContext) -> Iterator[tuple[Unit, ir.WorkflowCall, tuple[str, ...]]]:
     base = None  # made on first use: most files call no sub-workflow
     for unit in ctx.steps:
         call = unit.action
         if type(call) is ir.WorkflowCall and not call.path.refs:
             base = base or _base_dir(ctx)
-            target = base / call.path.text
-            gates = _child_gates(str(target), target.stat().st_mtime_ns) if target.is_file() else ()
+            gates = _gates_of_file(base / call.path.text)
             if gates:
                 yield unit, call, gates
 
