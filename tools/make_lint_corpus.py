@@ -377,7 +377,7 @@ def assemble(index: int, rng: random.Random) -> tuple[str, str, list[tuple[int, 
     chosen = rng.sample(CLEAN, rng.randint(3, 6))
     if index % 3 != 2:
         chosen.insert(rng.randint(1, len(chosen)), rng.choice(EFFECTS))
-    defect = DEFECTS[index % len(DEFECTS)] if index % 2 == 0 else None
+    defect = DEFECTS[(index // 2) % len(DEFECTS)] if index % 2 == 0 else None
     if defect is not None:
         chosen.insert(rng.randint(1, len(chosen)), defect)
     gate_missing = index % 6 == 1
@@ -395,7 +395,7 @@ def assemble(index: int, rng: random.Random) -> tuple[str, str, list[tuple[int, 
             gate = f"confirm_{n}"
             body.append(approval(n % 3, gate, prev))
             ids.append(gate)
-        typo = "$" + (prev or "seed") + (prev or "seed")[-1]
+        typo = (prev or "seed") + (prev or "seed")[-1]
         body.append(block.text.format(id=step_id, typo=typo).replace("$prev", f"${prev}"))
         ids.append(step_id)
         if not (block.model or block.planted or block.effect):

@@ -84,24 +84,24 @@ def lint_sources(sources: Sequence[Source], config: Config | None = None) -> lis
     with collector_paused():  # the results of every file stay alive until the end
         if not (config.shellcheck and config.enabled("L310", "")):
             # Each file is finished at once, so its rule indexes are freed before the next file.
-            return [_finish(_check(source, *selection.for_path(source.path)), config) for source in sources]
-        pending = [_check(source, *selection.for_path(source.path)) for source in sources]
+            return [_finish(_check(source, *selection.for_path(source.path), config.target), config) for source in sources]
+        pending = [_check(source, *selection.for_path(source.path), config.target) for source in sources]
     if any(p.ctx.units for p in pending):
         _shellcheck(pending)
     return [_finish(p, config) for p in pending]
 
 
-def _compile(source: Source) -> tuple[LintContext, list[Diagnostic]]:
+def _compile(source: Source, target: str) -> tuple[LintContext, list[Diagnostic]]:
     if source.pipeline:
         text = source.data if isinstance(source.data, str) else source.data.decode("utf-8", "replace")
         result = compile_pipeline(text)
-        return LintContext(source.path, result.text, pipeline=result.ir), list(result.diagnostics)
+        return LintContext(source.path, result.text, pipeline=result.ir, target=target), list(result.diagnostics)
     compiled = compile_workflow(source.data, source.path)
-    return LintContext(source.path, compiled.text, workflow=compiled.ir), list(compiled.diagnostics)
+    return LintContext(source.path, compiled.text, workflow=compiled.ir, target=target), list(compiled.diagnostics)
 
 
-def _check(source: Source, enabled: Callable[[str], bool], checks: list[Check]) -> _Pending:
-    ctx, diagnostics = _compile(source)
+def _check(source: Source, enabled: Callable[[str], bool], checks: list[Check], target: str) -> _Pending:
+    ctx, diagnostics = _compile(source, target)
     if ctx.workflow is not None or ctx.pipeline is not None:
         for check in checks:
             diagnostics.extend(check(ctx))

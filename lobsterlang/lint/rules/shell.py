@@ -10,9 +10,10 @@ from lobsterlang.diagnostics import Diagnostic, Fix, Severity
 from lobsterlang.lint.context import LintContext
 from lobsterlang.lint.registry import rule
 from lobsterlang.lint.rules.references import env_arg_name
-from lobsterlang.lint.shellquote import QuoteState, quote_states, variable_for
+from lobsterlang.lint.shellparse import Context, parse
 from lobsterlang.lint.textmap import part_offsets
 from lobsterlang.lint.walk import Unit
+from lobsterlang.record import replace
 from lobsterlang.span import Span
 
 SAFE_FIELDS = frozenset({"approved", "skipped", "error", "id"})
@@ -66,17 +67,21 @@ class _ArgNote:
 
     __slots__ = ("env", "fix_message", "hint", "message", "written")
 
-    def __init__(self, name: str, declared: bool) -> None:
+    def __init__(self, name: str) -> None:
         env = env_arg_name(name)
         self.written = "${" + name + "}"
-        self.env = "LOBSTER_ARG_" + env if env and declared else None  # what the fix reads instead (None: no fix)
-        self.message = f"`{self.written}` is pasted into the shell text raw: a value with quotes, `;` or `$(…)` runs as code"
+        self.env = "LOBSTER_ARG_" + env if env else None  # what the fix reads instead (None: no fix)
+        self.message = f"`{self.written}` is pasted into the shell text raw by the reference: a value with quotes, `;` or `$(…)` runs as code"
         self.hint = f'use the environment variable instead: "$LOBSTER_ARG_{env or "<NAME>"}"'
         self.fix_message = f"pass {name} through $LOBSTER_ARG_{env}"
 
 
-def _arg_fix(ctx: LintContext, note: _ArgNote, style: str, text: str, start: int, ref: ir.ArgRef, state: QuoteState) -> Fix | None:
-    """The fix that reads `note.env` instead of the `${arg}` at offset `start` of shell text `text`."""
+def _arg_fix(ctx: LintContext, note: _ArgNote, style: str, text: str, start: int, ref: ir.ArgRef, state: Context) -> Fix | None:
+    """The fix that reads `note.env` instead of the `${arg}` at offset `start` of shell text `text`.
+
+    Unquoted, the quoted variable is one word where raw text was split into words (and could
+    be a command name or several arguments): that fix changes what runs, so it is unsafe.
+    """
     assert note.env is not None
     end = start + len(note.written)
     replacement = variable_for(state, note.env, text[end : end + 1])
@@ -85,37 +90,75 @@ def _arg_fix(ctx: LintContext, note: _ArgNote, style: str, text: str, start: int
     written = note.written
     if style in _ESCAPING:
         written, replacement = _escape(written, style), _escape(replacement, style)
-    return ctx.replace(ref.span, written, replacement, note.fix_message)
+    fix = ctx.replace(ref.span, written, replacement, note.fix_message)
+    if fix is not None and state == "code":
+        fix = replace(fix, applicability="unsafe")
+    return fix
 
 
-@rule("L301", "raw-arg-in-shell", Severity.ERROR, "`${arg}` spliced into `run:`/`command:` shell text", fixable=True)
+def variable_for(state: Context, name: str, next_char: str = "") -> str:
+    """A reference to environment variable `name`, quoted for where it stands.
+
+    Inside double quotes `${NAME}` would read as a Lobster `${arg}`, so a following name
+    character is kept apart with an empty `""`; in an unquoted heredoc body quotes are text,
+    so there it is `${NAME}` (not an arg: the runtime leaves it to the shell).
+    """
+    joined = next_char.isalnum() or next_char == "_"
+    if state == "heredoc":
+        return "${" + name + "}" if joined else "$" + name
+    if state == "double":
+        return "$" + name + ('""' if joined else "")
+    if state == "single":
+        return "'\"$" + name + "\"'"
+    return '"$' + name + '"'
+
+
+@rule("L301", "raw-arg-in-shell", Severity.ERROR, "`${arg}` spliced into `run:`/`command:` shell text (target `reference`)", fixable=True)
 def raw_arg_in_shell(ctx: LintContext) -> Iterator[Diagnostic]:
+    """Only for files written for the reference: lobsterlang passes args to shells as data."""
+    if ctx.target != "reference":
+        return
     notes: dict[str, _ArgNote] = {}
     json_file = ctx.path.lower().endswith(".json")
     for _, run in ctx.shell_runs:
-        refs = [(start, part) for start, part in ctx.offsets(run.command) if type(part) is ir.ArgRef]
+        refs = [(start, part) for start, part in ctx.offsets(run.command) if type(part) is ir.ArgRef and part.name in ctx.arg_names]
         if not refs:
             continue
         style = _yaml_style(ctx, run, json_file)
         text = run.command.text
-        for (start, ref), state in zip(refs, quote_states(text, [start for start, _ in refs]), strict=True):
+        script = parse(text)
+        for start, ref in refs:
             note = notes.get(ref.name)
             if note is None:
-                note = notes[ref.name] = _ArgNote(ref.name, ref.name in ctx.arg_names)
-            fix = _arg_fix(ctx, note, style, text, start, ref, state) if note.env is not None else None
+                note = notes[ref.name] = _ArgNote(ref.name)
+            state = script.context(start)
+            fix = _arg_fix(ctx, note, style, text, start, ref, state) if note.env is not None and state != "comment" else None
             yield ctx.diag("L301", ref.span, note.message, note.hint, fix)
 
 
 @rule("L302", "step-output-in-shell", Severity.WARNING, "a step's output spliced into shell text")
 def step_output_in_shell(ctx: LintContext) -> Iterator[Diagnostic]:
     for unit, run in ctx.shell_runs:
-        for part in run.command.parts:
-            if type(part) is ir.StepRef and part.path[0] not in SAFE_FIELDS and _resolves(ctx, unit, part):
+        for start, part in ctx.offsets(run.command):
+            if type(part) is ir.StepRef and part.path[0] not in SAFE_FIELDS and _resolves(ctx, unit, part) and not _inert(run, start):
                 yield ctx.diag(
                     "L302", part.span,
                     f"`{part.text}` is pasted into the shell text raw: output containing quotes or `$(…)` runs as code",
                     f"pass it as data: `stdin: {part.text}`, or `env: {{VALUE: {part.text}}}` and use \"$VALUE\"",
                 )
+
+
+INTERPRETERS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "python", "python3", "node", "ruby", "perl", "php", "deno", "bun", "eval", "source"})
+"""Programs that run a heredoc body as code."""
+
+
+def _inert(run: ir.ShellRun, start: int) -> bool:
+    """Whether offset `start` is in a quoted heredoc (`<<'EOF'`) read as data: nothing there expands or runs."""
+    heredoc = parse(run.command.text).heredoc_at(start)
+    if heredoc is None or not heredoc.quoted:
+        return False
+    reader = heredoc.command.program if heredoc.command is not None else ""
+    return reader not in INTERPRETERS and not reader.startswith("python")
 
 
 def _resolves(ctx: LintContext, unit: Unit, ref: ir.StepRef) -> bool:
