@@ -19,6 +19,9 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 CONFIG_FILES = (".lobster.toml", "pyproject.toml")
 TARGETS = ("lobsterlang", "reference")
 """The runtimes a file can be written for (`target`); docs/lint.md lists the rules that depend on it."""
+OFF_FOR_TARGET = {"lobsterlang": ("L301",), "reference": ("L309",)}
+"""Rules that do not apply to a target: lobsterlang passes args to shells as data (L301 is the
+reference's danger); under the reference raw substitution is what happens (L309 warns of the difference)."""
 
 
 class ConfigError(Exception):

@@ -9,7 +9,7 @@ from lobsterlang import ir
 from lobsterlang.compile import compile_pipeline, compile_workflow
 from lobsterlang.diagnostics import Diagnostic
 from lobsterlang.gcpause import collector_paused
-from lobsterlang.lint.config import Config, ignored_here
+from lobsterlang.lint.config import OFF_FOR_TARGET, Config, ignored_here
 from lobsterlang.lint.context import LintContext
 from lobsterlang.lint.registry import Check, Rule, all_rules
 from lobsterlang.lint.rules import shellcheck
@@ -132,7 +132,7 @@ def _finish(item: _Pending, config: Config) -> FileResult:
     if config.severity:
         chosen = [_configured(d, config) for d in chosen]
     if ctx.workflow is not None:
-        chosen = apply_suppressions(ctx, chosen, item.enabled("L001"))
+        chosen = apply_suppressions(ctx, chosen, item.enabled("L001"), OFF_FOR_TARGET.get(config.target, ()))
     chosen.sort(key=_POSITION)
     return FileResult(ctx.path, ctx.text, ctx.workflow, tuple(chosen))
 

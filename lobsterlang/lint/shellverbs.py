@@ -39,7 +39,7 @@ _VERB_COMMANDS: dict[str, frozenset[str]] = {
 _MAIL_PROGRAMS = frozenset({"sendmail", "mail", "mailx", "msmtp", "mutt"})
 _DESTROYERS = frozenset({"dd", "mkfs", "shred", "wipefs"})
 _ACTING_NAMES = frozenset({"send", "post", "delete", "apply", "publish", "deploy"})
-"""A program, or a first subcommand, with one of these names acts (`./deploy.sh`, `mailer send`)."""
+"""A first subcommand with one of these names acts (`mailer send`, `./release.sh deploy`)."""
 _READERS = frozenset({"echo", "printf", "jq", "grep", "cat", "sed", "awk", "test", "[", "true", "false", "ls", "find"})
 
 EFFECT_HINTS = (
@@ -67,11 +67,13 @@ def command_effect(command: Command) -> str | None:
 def _http_write(program: str, words: list[str]) -> str | None:
     if program not in ("curl", "wget", "http", "https", "xh"):
         return None
+    query = program == "curl" and ("-G" in words or "--get" in words)
+    # `curl --get -d x` sends the data as a query string: a GET
     for index, word in enumerate(words):
         method = _method(word, words[index + 1] if index + 1 < len(words) else "")
         if method in _HTTP_WRITES:
             return f"{program} -X {method}"
-        if program == "curl" and (word in _CURL_BODY_FLAGS or word.startswith(tuple(f + "=" for f in _CURL_BODY_FLAGS if f.startswith("--")))):
+        if program == "curl" and not query and (word in _CURL_BODY_FLAGS or word.startswith(tuple(f + "=" for f in _CURL_BODY_FLAGS if f.startswith("--")))):
             return f"curl {word.split('=', 1)[0]} (a POST)"
         if program == "wget" and word.startswith(("--post-data", "--post-file", "--method")):
             return f"wget {word.split('=', 1)[0]}"
@@ -119,9 +121,6 @@ def _destructive(program: str, words: list[str], subcommands: list[str]) -> str 
     if program in _MAIL_PROGRAMS:
         return f"{program} (sends mail)"
     if program in _DESTROYERS:
-        return program
-    stem = program.rsplit(".", 1)[0] if "." in program else program
-    if stem in _ACTING_NAMES:
         return program
     if program not in _SUBCOMMANDS and program not in _VERB_COMMANDS and subcommands[:1] and subcommands[0] in _ACTING_NAMES:
         return f"{program} {subcommands[0]}"

@@ -78,7 +78,7 @@ def test_overlapping_fixes_apply_once() -> None:
     text = f"{ARGS}steps:\n  - id: a\n    run: echo ${{msg}}\n"
     result = lint_source(Source("f.lobster", text), NO_SHELLCHECK)
     doubled = result.diagnostics + result.diagnostics
-    out, count = apply_fixes(text, doubled)
+    out, count = apply_fixes(text, doubled, unsafe=True)
     assert count == 1 and out.count("LOBSTER_ARG_MSG") == 1
 
 
