@@ -20,6 +20,7 @@ from lobsterlang.fmt.api import emit, is_json_path
 from lobsterlang.ir_codec import from_json
 from lobsterlang.report import Report
 
+
 class _Options:
     """How to treat each file: check only, print a diff, convert JSON to YAML; how to print diagnostics."""
 

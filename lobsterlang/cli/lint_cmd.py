@@ -18,8 +18,8 @@ from lobsterlang.diagnostics import Diagnostic, Severity
 from lobsterlang.lint import Config, ConfigError, FileResult, Source, all_rules, find_config, lint_sources, load_config
 from lobsterlang.lint.config import TARGETS, check_codes, with_overrides
 from lobsterlang.lint.fixes import apply_fixes, chosen_fixes, fixable, unified_diff
-from lobsterlang.lint.rules.shellcheck import binary as shellcheck_binary
 from lobsterlang.lint.locate import fingerprint
+from lobsterlang.lint.rules.shellcheck import binary as shellcheck_binary
 from lobsterlang.record import Record, replace
 from lobsterlang.report import Report, RuleInfo, render_github, render_json, render_sarif, render_text, summary
 

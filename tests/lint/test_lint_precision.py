@@ -224,7 +224,7 @@ def test_target_is_a_setting_with_a_usage_error_for_bad_values(tmp_path: Path) -
     from lobsterlang.lint.config import ConfigError, from_table
 
     assert from_table({"target": "reference"}, "x").target == "reference"
-    with pytest.raises(ConfigError, match="lint.target must be one of lobsterlang, reference"):
+    with pytest.raises(ConfigError, match=r"lint\.target must be one of lobsterlang, reference"):
         from_table({"target": "node"}, "x")
 
 

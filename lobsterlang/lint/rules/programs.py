@@ -43,9 +43,9 @@ def exec_implicit_shell(ctx: LintContext) -> Iterator[Diagnostic]:
         words = positionals(stage)
         if len(words) != 1 or " " not in words[0].value or words[0].template is None:
             continue
-        ref = next((p for p in words[0].template.parts if type(p) is ir.ArgRef or type(p) is ir.StepRef), None)
+        ref = next((p for p in words[0].template.parts if isinstance(p, ir.ArgRef | ir.StepRef)), None)
         if ref is not None:
-            shown = "${" + ref.name + "}" if type(ref) is ir.ArgRef else ref.text
+            shown = "${" + ref.name + "}" if isinstance(ref, ir.ArgRef) else ref.text
             yield ctx.diag(
                 "L312", ref.span,
                 f"`exec` runs the single word `{words[0].value}` through `/bin/sh` (it has spaces); under the reference `{shown}` becomes shell code",
