@@ -46,7 +46,7 @@ def shell_effect(text: str) -> ShellEffect | None:
 
 def _may_act(text: str) -> bool:
     """A quick test, true of every text that `shell_effect` reports on (skips parsing most scripts)."""
-    return any(word in text for word in EFFECT_HINTS)
+    return EFFECT_HINTS.search(text) is not None
 
 
 def _verb_match(text: str) -> re.Match[str] | None:

@@ -13,6 +13,7 @@ from lobsterlang.lint.config import OFF_FOR_TARGET, Config, ignored_here
 from lobsterlang.lint.context import LintContext
 from lobsterlang.lint.registry import Check, Rule, all_rules
 from lobsterlang.lint.rules import shellcheck
+from lobsterlang.lint.shellparse import forget_scripts
 from lobsterlang.lint.suppress import apply_suppressions
 from lobsterlang.record import Record, replace
 
@@ -105,6 +106,7 @@ def _check(source: Source, enabled: Callable[[str], bool], checks: list[Check], 
     if ctx.workflow is not None or ctx.pipeline is not None:
         for check in checks:
             diagnostics.extend(check(ctx))
+        forget_scripts()  # parses are shared by the rules of one file, never kept across files
     return _Pending(ctx, diagnostics, enabled)
 
 

@@ -3,7 +3,7 @@
 A `Script` answers: the simple commands (name and argument words, with where each stands), the quoting
 context of any offset (code, inside "…", inside '…', a heredoc body quoted or not, a comment), the names
 the script binds itself (assignments, `for` and `read` variables, jq `as $x` and `--arg x`), and its
-heredocs. Offsets are character offsets into the text given (tree-sitter counts bytes; they are
+heredocs (quoted or not, body range, the command that reads it). Offsets are character offsets into the text given (tree-sitter counts bytes; they are
 converted). tree_sitter is imported on the first parse only: linting a file without shell text never
 loads it, and the runtime never imports this module.
 """
@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from tree_sitter import Node, Parser
+    from tree_sitter import Language, Node, Parser, Query
 
 Context = Literal["code", "double", "single", "heredoc", "quoted-heredoc", "comment"]
 """Where an offset stands: what the shell does with a `$` there."""
@@ -70,27 +70,24 @@ class Command:
 class Heredoc:
     """A here-document: its body's range, whether its delimiter is quoted, and the command that reads it."""
 
-    __slots__ = ("body_end", "body_start", "command", "quoted", "reader")
+    __slots__ = ("body_end", "body_start", "command", "quoted")
 
-    def __init__(self, quoted: bool, body_start: int, body_end: int, reader: int) -> None:
-        self.quoted, self.body_start, self.body_end, self.reader = quoted, body_start, body_end, reader
+    def __init__(self, quoted: bool, body_start: int, body_end: int) -> None:
+        self.quoted, self.body_start, self.body_end = quoted, body_start, body_end
         self.command: Command | None = None
 
 
 class Script:
-    """The parse of one shell text."""
+    """The parse of one shell text. `commands`, `heredocs` and `bound` are worked out on first use."""
 
     def __init__(self, text: str) -> None:
         self.text = text
         data = text.encode("utf-8")
         self._chars = _char_offsets(text, data)
         self._tree = _parser().parse(data)
-        self.commands: list[Command] = []
-        self.heredocs: list[Heredoc] = []
-        self.comments: list[tuple[int, int]] = []
-        self.bound: set[str] = set(jq_bindings(text))
-        """Names the script binds: assignments, `for`/`read`/`local`… variables, jq variables."""
-        self._walk(self._tree.root_node)
+        self._commands: list[Command] | None = None
+        self._heredocs: list[Heredoc] = []
+        self._bound: set[str] = set()
 
     def char(self, byte: int) -> int:
         return self._chars[byte] if self._chars is not None else byte
@@ -100,30 +97,43 @@ class Script:
             return offset
         return len(self.text[:offset].encode("utf-8"))
 
-    def _walk(self, root: Node) -> None:
-        pending = [root]
-        while pending:
-            node = pending.pop()
-            kind = node.type
-            if kind == "command":
-                self._command(node)
-            elif kind == "variable_assignment" or kind == "for_statement":
-                self._bind(node.child_by_field_name("name") or node.child_by_field_name("variable"))
-            elif kind == "comment":
-                self.comments.append((self.char(node.start_byte), self.char(node.end_byte)))
-            elif kind == "redirected_statement":
-                self._heredocs(node)
-            pending.extend(reversed(node.children))
-        self.commands.sort(key=lambda c: c.start)
-        by_start = {c.start: c for c in self.commands}
-        for heredoc in self.heredocs:
-            heredoc.command = by_start.get(heredoc.reader)
+    @property
+    def commands(self) -> list[Command]:
+        """The simple commands, in order."""
+        if self._commands is None:
+            self._read()
+        assert self._commands is not None
+        return self._commands
 
-    def _bind(self, name: Node | None) -> None:
-        if name is not None and name.text is not None:
-            self.bound.add(name.text.decode("utf-8", "replace"))
+    @property
+    def heredocs(self) -> list[Heredoc]:
+        self.commands  # noqa: B018  (reads the tree on first use)
+        return self._heredocs
 
-    def _command(self, node: Node) -> None:
+    @property
+    def bound(self) -> set[str]:
+        """Names the script binds: assignments, `for`/`read`/`local`… variables, jq variables."""
+        self.commands  # noqa: B018
+        return self._bound
+
+    def _read(self) -> None:
+        """Fill commands, heredocs and bound names from one query over the tree (matched in C)."""
+        from tree_sitter import QueryCursor
+
+        found = QueryCursor(_query()).captures(self._tree.root_node)
+        commands = [self._command(node) for node in found.get("command", ())]
+        commands.sort(key=lambda c: c.start)
+        self._commands = commands
+        self._bound = set(jq_bindings(self.text))
+        self._bound.update(n.text.decode("utf-8", "replace") for n in found.get("bind", ()) if n.text is not None)
+        for command in commands:
+            if command.program in _BINDING_COMMANDS:
+                self._bound.update(w.value.split("=", 1)[0] for w in command.args if not w.value.startswith("-") and w.literal)
+        by_start = {c.start: c for c in commands}
+        for node in found.get("heredoc", ()):
+            self._heredoc(node, by_start)
+
+    def _command(self, node: Node) -> Command:
         name_node = node.child_by_field_name("name")
         args = [self._word(child) for child in node.children_by_field_name("argument")]
         name = ""
@@ -131,28 +141,25 @@ class Script:
             name = self._word(name_node.named_children[0]).value
         start = self.char(node.start_byte)
         name_end = self.char(name_node.end_byte) if name_node is not None else start
-        command = Command(name, start, name_end, self.char(node.end_byte), args)
-        self.commands.append(command)
-        if command.program in _BINDING_COMMANDS:
-            self.bound.update(w.value.split("=", 1)[0] for w in args if not w.value.startswith("-") and w.literal)
+        return Command(name, start, name_end, self.char(node.end_byte), args)
 
     def _word(self, node: Node) -> Word:
         start, end = self.char(node.start_byte), self.char(node.end_byte)
         return Word(_unquote(self.text[start:end]), start, end, node.type)
 
-    def _heredocs(self, node: Node) -> None:
-        """Record the heredocs of a redirected statement; `_walk` links each to its command afterwards."""
-        body = node.child_by_field_name("body")
-        reader = self.char(body.start_byte) if body is not None and body.type == "command" else -1
-        for redirect in node.children:
-            if redirect.type != "heredoc_redirect":
-                continue
-            start = next((c for c in redirect.children if c.type == "heredoc_start"), None)
-            text = start.text.decode("utf-8", "replace") if start is not None and start.text else ""
-            quoted = any(q in text for q in "'\"\\")
-            for part in redirect.children:
-                if part.type == "heredoc_body":
-                    self.heredocs.append(Heredoc(quoted, self.char(part.start_byte), self.char(part.end_byte), reader))
+    def _heredoc(self, redirect: Node, by_start: dict[int, Command]) -> None:
+        """Record a heredoc, with the command of its redirected statement (the one that reads the body)."""
+        statement = redirect.parent
+        body = statement.child_by_field_name("body") if statement is not None else None
+        reader = by_start.get(self.char(body.start_byte)) if body is not None else None
+        start = next((c for c in redirect.children if c.type == "heredoc_start"), None)
+        text = start.text.decode("utf-8", "replace") if start is not None and start.text else ""
+        quoted = any(q in text for q in "'\"\\")
+        for part in redirect.children:
+            if part.type == "heredoc_body":
+                heredoc = Heredoc(quoted, self.char(part.start_byte), self.char(part.end_byte))
+                heredoc.command = reader
+                self._heredocs.append(heredoc)
 
     def context(self, offset: int) -> Context:
         """What the shell does at `offset` (the start of an expansion or reference)."""
@@ -221,15 +228,43 @@ def _char_offsets(text: str, data: bytes) -> list[int] | None:
     return table
 
 
+_QUERY = """
+(command) @command
+(variable_assignment name: (variable_name) @bind)
+(for_statement variable: (variable_name) @bind)
+(heredoc_redirect) @heredoc
+"""
+"""What `Script` reads from the tree: commands, bound names, heredocs."""
+
+
 @lru_cache(maxsize=1)
-def _parser() -> Parser:
-    from tree_sitter import Language, Parser
+def _language() -> Language:
+    from tree_sitter import Language
     from tree_sitter_bash import language
 
-    return Parser(Language(language()))
+    return Language(language())
 
 
-@lru_cache(maxsize=512)
+@lru_cache(maxsize=1)
+def _query() -> Query:
+    from tree_sitter import Query
+
+    return Query(_language(), _QUERY)
+
+
+@lru_cache(maxsize=1)
+def _parser() -> Parser:
+    from tree_sitter import Parser
+
+    return Parser(_language())
+
+
+@lru_cache(maxsize=256)
 def parse(text: str) -> Script:
-    """The parse of `text`, cached: workflow files repeat the same scripts."""
+    """The parse of `text`, cached while one file is checked (several rules read the same script)."""
     return Script(text)
+
+
+def forget_scripts() -> None:
+    """Drop the cached parses (the engine calls this after each file)."""
+    parse.cache_clear()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from lobsterlang.lint.shellparse import Command
 
 _HTTP_WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -42,12 +44,11 @@ _ACTING_NAMES = frozenset({"send", "post", "delete", "apply", "publish", "deploy
 """A first subcommand with one of these names acts (`mailer send`, `./release.sh deploy`)."""
 _READERS = frozenset({"echo", "printf", "jq", "grep", "cat", "sed", "awk", "test", "[", "true", "false", "ls", "find"})
 
-EFFECT_HINTS = (
-    "-X", "--request", "-d", "--data", "-F", "--form", "-T", "--upload", "--json", "gh ", "git", "kubectl", "helm",
-    "terraform", "tofu", "docker", "publish", "cargo", "twine", "fly", "vercel", "netlify", "openclaw", "mail", "msmtp",
-    "mutt", "dd", "mkfs", "shred", "wipefs", "rm", "send", "post", "delete", "apply", "deploy",
+EFFECT_HINTS = re.compile(
+    r"(?<![\w.-])(?:curl|wget|https?|xh|gh|git|kubectl|helm|terraform|tofu|docker|npm|pnpm|yarn|cargo|twine|fly|vercel|netlify"
+    r"|openclaw|sendmail|mailx?|msmtp|mutt|rm|dd|mkfs|shred|wipefs|send|post|delete|apply|publish|deploy)(?![\w.-])"
 )
-"""Substrings of which every acting script holds one: most scripts are never parsed for effects."""
+"""A quick test true of every acting script (a program or subcommand name as a word): most scripts are never parsed for effects."""
 
 
 def command_effect(command: Command) -> str | None:

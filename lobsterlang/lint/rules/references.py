@@ -92,9 +92,9 @@ def _reported(ctx: LintContext, unit: Unit, ref: ir.StepRef, field: str) -> bool
     """
     if field in _STRICT_FIELDS:
         return True
-    if is_shell_like_name(ref.step) or ref.step in bound_names(unit):
+    if is_shell_like_name(ref.step) or not (_inner_only(ctx, ref) or closest(ref.step, ctx.by_id) is not None):
         return False
-    return _inner_only(ctx, ref) or closest(ref.step, ctx.by_id) is not None
+    return ref.step not in bound_names(unit)
 
 
 def _inner_only(ctx: LintContext, ref: ir.StepRef) -> bool:
@@ -177,16 +177,23 @@ def arg_refs(ctx: LintContext) -> tuple[ir.ArgRef, ...]:
     return tuple(found)
 
 
-def shell_arg_contexts(ctx: LintContext) -> dict[int, tuple[Context, bool]]:
-    """For each `${…}` in shell text (by `id`): where the shell sees it, and whether the script binds the name."""
-    found: dict[int, tuple[Context, bool]] = {}
+def shell_arg_sites(ctx: LintContext) -> dict[int, tuple[str, int]]:
+    """For each `${…}` in shell text (by `id`): the text and the offset where it stands."""
+    found: dict[int, tuple[str, int]] = {}
     for _, run in ctx.shell_runs:
-        refs = [(start, part) for start, part in ctx.offsets(run.command) if type(part) is ir.ArgRef]
-        if refs:
-            script = parse(run.command.text)
-            for start, part in refs:
-                found[id(part)] = (script.context(start), part.name in script.bound)
+        for start, part in ctx.offsets(run.command):
+            if type(part) is ir.ArgRef:
+                found[id(part)] = (run.command.text, start)
     return found
+
+
+def _shell_sees(ctx: LintContext, ref: ir.ArgRef) -> tuple[Context, bool] | None:
+    """Where the shell sees a `${…}` of shell text, and whether the script binds the name (None: not shell text)."""
+    site = ctx.shared(shell_arg_sites).get(id(ref))
+    if site is None:
+        return None
+    script = parse(site[0])
+    return script.context(site[1]), ref.name in script.bound
 
 
 def plausible_arg(ctx: LintContext, ref: ir.ArgRef) -> bool:
@@ -200,7 +207,7 @@ def plausible_arg(ctx: LintContext, ref: ir.ArgRef) -> bool:
         return True
     if ref.name.upper() == ref.name:
         return False
-    where = ctx.shared(shell_arg_contexts).get(id(ref))
+    where = _shell_sees(ctx, ref)
     return where is None or (not where[1] and where[0] not in _VERBATIM)
 
 

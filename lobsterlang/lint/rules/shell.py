@@ -154,6 +154,8 @@ INTERPRETERS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "python", "python3
 
 def _inert(run: ir.ShellRun, start: int) -> bool:
     """Whether offset `start` is in a quoted heredoc (`<<'EOF'`) read as data: nothing there expands or runs."""
+    if "<<" not in run.command.text:
+        return False
     heredoc = parse(run.command.text).heredoc_at(start)
     if heredoc is None or not heredoc.quoted:
         return False
