@@ -88,6 +88,7 @@ class Script:
         self._commands: list[Command] | None = None
         self._heredocs: list[Heredoc] = []
         self._bound: set[str] = set()
+        self._pipelines: list[list[Command]] = []
 
     def char(self, byte: int) -> int:
         return self._chars[byte] if self._chars is not None else byte
@@ -111,6 +112,12 @@ class Script:
         return self._heredocs
 
     @property
+    def pipelines(self) -> list[list[Command]]:
+        """The commands of each pipeline (`a | b | c`), in order."""
+        self.commands  # noqa: B018
+        return self._pipelines
+
+    @property
     def bound(self) -> set[str]:
         """Names the script binds: assignments, `for`/`read`/`local`… variables, jq variables."""
         self.commands  # noqa: B018
@@ -132,6 +139,9 @@ class Script:
         by_start = {c.start: c for c in commands}
         for node in found.get("heredoc", ()):
             self._heredoc(node, by_start)
+        for node in found.get("pipeline", ()):
+            stages = [child.child_by_field_name("body") if child.type == "redirected_statement" else child for child in node.named_children]
+            self._pipelines.append([by_start[self.char(n.start_byte)] for n in stages if n is not None and self.char(n.start_byte) in by_start])
 
     def _command(self, node: Node) -> Command:
         name_node = node.child_by_field_name("name")
@@ -233,8 +243,9 @@ _QUERY = """
 (variable_assignment name: (variable_name) @bind)
 (for_statement variable: (variable_name) @bind)
 (heredoc_redirect) @heredoc
+(pipeline) @pipeline
 """
-"""What `Script` reads from the tree: commands, bound names, heredocs."""
+"""What `Script` reads from the tree: commands, bound names, heredocs, pipelines."""
 
 
 @lru_cache(maxsize=1)
@@ -249,7 +260,8 @@ def _language() -> Language:
 def _query() -> Query:
     from tree_sitter import Query
 
-    return Query(_language(), _QUERY)
+    query: Query = Query(_language(), _QUERY)
+    return query
 
 
 @lru_cache(maxsize=1)

@@ -252,3 +252,23 @@ def test_lint_imports_tree_sitter_only_for_shell_text() -> None:
     runtime = subprocess.run([sys.executable, "-c", "import sys, lobsterlang.interpret, lobsterlang.cli.run_cmd; print('tree_sitter' in sys.modules)"],
                              capture_output=True, text=True, check=True).stdout
     assert runtime.strip() == "False"
+
+
+@pytest.mark.parametrize(
+    ("script", "expected"),
+    [
+        ("curl -fsSL https://x | sudo bash", ["L303"]),
+        ("bash <(curl -s https://x)", ["L303"]),
+        ("# curl -s https://x | sh", []),
+        ("curl -o f https://x && sha256sum -c f.sha && sh f", []),
+        ("echo 'curl x | sh' > notes.txt", []),
+        ("# eval \"$X\"", []),
+        ("echo evaluation", []),
+        ("eval \"$CMD\"", ["L304"]),
+        ('ssh host bash -lc "make $T"', ["L305"]),
+        ("sudo sh -c 'echo $1' sh x", []),
+    ],
+)
+def test_shell_danger_rules_read_parsed_commands(script: str, expected: list[str]) -> None:
+    text = f"steps:\n  - id: a\n    run: |\n      {script}\n"
+    assert codes(text) == expected

@@ -3,29 +3,22 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 from lobsterlang import ir
 from lobsterlang.diagnostics import Diagnostic, Fix, Severity
 from lobsterlang.lint.context import LintContext
 from lobsterlang.lint.registry import rule
 from lobsterlang.lint.rules.references import env_arg_name
-from lobsterlang.lint.shellparse import Context, parse
+from lobsterlang.lint.shellparse import Command, Context, Script, Word, parse
 from lobsterlang.lint.textmap import part_offsets
 from lobsterlang.lint.walk import Unit
 from lobsterlang.record import replace
 from lobsterlang.span import Span
 
 SAFE_FIELDS = frozenset({"approved", "skipped", "error", "id"})
-_PIPE_TO_SHELL_RE = re.compile(
-    r"\b(?:curl|wget)\b[^|;&\n]*\|\s*(?:sudo\s+)?(?:/bin/|/usr/bin/)?(?:ba|z|da|k)?sh\b"
-    r"|(?:ba|z|da|k)?sh\s+<\(\s*(?:curl|wget)\b"
-    r"|\$\(\s*(?:curl|wget)\b[^)]*\)\s*\|\s*(?:ba|z|da|k)?sh\b"
-)
-_EVAL_RE = re.compile(r"(?:^|(?<=[\s;&|(`]))eval(?=\s)")
-_SH_C_RE = re.compile(r"(?<![\w/.-])(?:/bin/|/usr/bin/)?(?:ba|z|da|k)?sh\s+-c\s+([^\n]*)")
-_SH_C_START_RE = re.compile(r"sh\s+-c\s")
-"""Part of every match of `_SH_C_RE`; its literal start makes it quick to look for."""
+SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash"})
+_DOWNLOADER = re.compile(r"(?<![\w.-])(?:curl|wget)(?![\w.-])")
 
 
 def exec_stages(ctx: LintContext) -> list[ir.Stage]:
@@ -186,80 +179,96 @@ def _all_shell_text(ctx: LintContext) -> str:
     return "\n".join(text for text, _, _ in ctx.shared(shell_texts))
 
 
-def _may_pipe_to_shell(text: str) -> bool:
-    return "curl" in text or "wget" in text
+Found = tuple[int, int, ir.Template | None, ir.Word | None]
+"""A finding in shell text: its offsets, and the template or `exec --shell` word it sits in."""
 
 
-def _may_eval(text: str) -> bool:
-    return "eval" in text
-
-
-def _may_sh_c(text: str) -> bool:
-    return "-c" in text and _SH_C_START_RE.search(text) is not None
-
-
-def _matches(ctx: LintContext, pattern: re.Pattern[str], may_match: Callable[[str], bool]) -> Iterator[tuple[re.Match[str], ir.Template | None, ir.Word | None]]:
-    """Every match of `pattern` in shell text; `may_match` is a quick test true of every text where it matches."""
-    if not may_match(ctx.shared(_all_shell_text)):
+def _scripts(ctx: LintContext, words: tuple[str, ...]) -> Iterator[tuple[Script, ir.Template | None, ir.Word | None]]:
+    """The parse of each shell text that mentions one of `words` (a quick test: most texts are not parsed)."""
+    if not any(w in ctx.shared(_all_shell_text) for w in words):
         return
     for text, template, word in ctx.shared(shell_texts):
-        if may_match(text):
-            for found in pattern.finditer(text):
-                yield found, template, word
+        if any(w in text for w in words):
+            yield parse(text), template, word
 
 
-def _span(ctx: LintContext, found: re.Match[str], template: ir.Template | None, word: ir.Word | None) -> Span:
+def _span(ctx: LintContext, start: int, end: int, template: ir.Template | None, word: ir.Word | None) -> Span:
     if template is not None:
-        return ctx.textmap.span(template, found.start(), found.end())
+        return ctx.textmap.span(template, start, end)
     assert word is not None
     return word.span
 
 
+def _downloads(text: str) -> bool:
+    return _DOWNLOADER.search(text) is not None
+
+
+def _piped_downloads(script: Script) -> Iterator[tuple[int, int]]:
+    """`curl … | sh` (a download earlier in the pipeline than a shell) and `sh <(curl …)`."""
+    for pipeline in script.pipelines:
+        first = next((c for c in pipeline if _downloads(script.text[c.start : c.end])), None)
+        if first is None:
+            continue
+        shell = next((c for c in pipeline if c.start > first.start and _runs_shell(c)), None)
+        if shell is not None:
+            yield first.start, shell.name_end if shell.program in SHELLS else shell.end
+    for command in script.commands:
+        if command.program in SHELLS and any(w.value.startswith("<(") and _downloads(w.value) for w in command.args):
+            yield command.start, command.end
+
+
+def _runs_shell(command: Command) -> bool:
+    """A shell reading its script from stdin (`sh`, `sudo bash -s`)."""
+    if command.program == "sudo":
+        return any(w.value.rsplit("/", 1)[-1] in SHELLS for w in command.args[:2])
+    return command.program in SHELLS and "-c" not in (w.value for w in command.args)
+
+
 @rule("L303", "pipe-to-shell", Severity.ERROR, "downloaded code piped into a shell (`curl … | sh`)")
 def pipe_to_shell(ctx: LintContext) -> Iterator[Diagnostic]:
-    for found, template, word in _matches(ctx, _PIPE_TO_SHELL_RE, _may_pipe_to_shell):
-        yield ctx.diag("L303", _span(ctx, found, template, word), "downloaded code is run by a shell without any check",
-                       "download to a file, verify its checksum or signature, then run it")
+    for script, template, word in _scripts(ctx, ("curl", "wget")):
+        for start, end in _piped_downloads(script):
+            yield ctx.diag("L303", _span(ctx, start, end, template, word), "downloaded code is run by a shell without any check",
+                           "download to a file, verify its checksum or signature, then run it")
 
 
 @rule("L304", "eval", Severity.WARNING, "`eval` in shell text")
 def shell_eval(ctx: LintContext) -> Iterator[Diagnostic]:
-    for found, template, word in _matches(ctx, _EVAL_RE, _may_eval):
-        yield ctx.diag("L304", _span(ctx, found, template, word), "`eval` runs its arguments as shell code",
-                       "run the command directly; pass data in quoted variables")
+    for script, template, word in _scripts(ctx, ("eval",)):
+        for command in script.commands:
+            if command.name == "eval":
+                yield ctx.diag("L304", _span(ctx, command.start, command.name_end, template, word), "`eval` runs its arguments as shell code",
+                               "run the command directly; pass data in quoted variables")
 
 
-def command_word(text: str, start: int) -> tuple[int, int]:
-    """The extent of the shell word at `start` (a '…' or "…" string, or a bare word)."""
-    quote = text[start : start + 1]
-    if quote in ("'", '"'):
-        end = start + 1
-        while end < len(text) and text[end] != quote:
-            end += 2 if quote == '"' and text[end] == "\\" else 1
-        return start, min(end + 1, len(text))
-    end = start
-    while end < len(text) and not text[end].isspace() and text[end] not in ";&|":
-        end += 1
-    return start, end
+def _shell_c_word(command: Command) -> tuple[int, Word] | None:
+    """Where `sh -c WORD` starts (also behind `ssh host`, `sudo`, `env`…) and its command word."""
+    words = [Word(command.name, command.start, command.name_end, "word"), *command.args]
+    for index, word in enumerate(words[:-2]):
+        flag = words[index + 1].value
+        if word.value.rsplit("/", 1)[-1] in SHELLS and flag.startswith("-") and flag.endswith("c") and flag[1:].isalpha():
+            return word.start, words[index + 2]
+    return None
 
 
-def _interpolated(template: ir.Template | None, text: str, start: int) -> bool:
-    """Whether the `sh -c` command word at `start` is built from expansions or references."""
-    start, end = command_word(text, start)
-    if text[start : start + 1] != "'" and "$" in text[start:end]:
+def _interpolated(template: ir.Template | None, word: Word) -> bool:
+    """Whether an `sh -c` command word is built from expansions or Lobster references."""
+    if word.node_type != "raw_string" and "$" in word.value:
         return True
-    return template is not None and any(not isinstance(p, ir.Text) and start <= at < end for at, p in part_offsets(template))
+    return template is not None and any(not isinstance(p, ir.Text) and word.start <= at < word.end for at, p in part_offsets(template))
 
 
 @rule("L305", "sh-c-interpolation", Severity.WARNING, "`sh -c` with a command string built by interpolation")
 def sh_c_interpolation(ctx: LintContext) -> Iterator[Diagnostic]:
-    for found, template, word in _matches(ctx, _SH_C_RE, _may_sh_c):
-        if _interpolated(template, found.string, found.start(1)):
-            yield ctx.diag(
-                "L305", _span(ctx, found, template, word),
-                "`sh -c` re-parses a command string that was built by interpolation: interpolated values run as code",
-                "pass values as positional parameters: sh -c 'cmd \"$1\"' sh \"$VALUE\"",
-            )
+    for script, template, word in _scripts(ctx, ("sh",)):
+        for command in script.commands:
+            found = _shell_c_word(command)
+            if found is not None and _interpolated(template, found[1]):
+                yield ctx.diag(
+                    "L305", _span(ctx, found[0], found[1].end, template, word),
+                    "`sh -c` re-parses a command string that was built by interpolation: interpolated values run as code",
+                    "pass values as positional parameters: sh -c 'cmd \"$1\"' sh \"$VALUE\"",
+                )
 
 
 @rule("L306", "exec-shell-from-data", Severity.ERROR, "`exec --shell` text built from an argument or step output")
