@@ -131,12 +131,28 @@ def _finish(item: _Pending, config: Config) -> FileResult:
     disabled = {code for code in {d.code for d in chosen} if not item.enabled(code)}
     if disabled:
         chosen = [d for d in chosen if d.code not in disabled]
+    chosen = _one_code_per_span(chosen)
     if config.severity:
         chosen = [_configured(d, config) for d in chosen]
     if ctx.workflow is not None:
         chosen = apply_suppressions(ctx, chosen, item.enabled("L001"), OFF_FOR_TARGET.get(config.target, ()))
     chosen.sort(key=_POSITION)
     return FileResult(ctx.path, ctx.text, ctx.workflow, tuple(chosen))
+
+
+_EXPLAINED_BY = {"L302": frozenset({"L102", "L103", "L408"})}
+"""A finding dropped when one of these codes reports the same span: they say more about the same text
+(a forward reference, or model output, pasted into shell text)."""
+
+
+def _one_code_per_span(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """Never one span under two codes: keep the finding that explains the problem (`_EXPLAINED_BY`)."""
+    if not any(d.code in _EXPLAINED_BY for d in diagnostics):
+        return diagnostics
+    at: dict[tuple[int, int], set[str]] = {}
+    for diag in diagnostics:
+        at.setdefault((diag.span.start, diag.span.end), set()).add(diag.code)
+    return [d for d in diagnostics if not (_EXPLAINED_BY.get(d.code, frozenset()) & at[(d.span.start, d.span.end)])]
 
 
 _POSITION = attrgetter("span.start", "span.end", "code", "message")

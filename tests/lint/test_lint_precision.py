@@ -61,7 +61,7 @@ args:
 steps:
   - id: a
     run: |
-      API="${1}"
+      API="${1}"; N="${NUM-unset}"
       OUT="${HOME}/${BRAVE_API_KEY}"
       count=$(wc -l < x); echo "${count}"
       for t in a b; do echo "${t}"; done
@@ -272,3 +272,8 @@ def test_lint_imports_tree_sitter_only_for_shell_text() -> None:
 def test_shell_danger_rules_read_parsed_commands(script: str, expected: list[str]) -> None:
     text = f"steps:\n  - id: a\n    run: |\n      {script}\n"
     assert codes(text) == expected
+
+
+def test_model_output_in_shell_is_one_finding_not_two() -> None:
+    text = "steps:\n  - id: ask\n    pipeline: llm_task.invoke --prompt hi\n  - id: use\n    run: echo $ask.stdout\n"
+    assert findings(text) == [("L408", 5)]

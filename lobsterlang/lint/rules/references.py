@@ -199,8 +199,8 @@ def _shell_sees(ctx: LintContext, ref: ir.ArgRef) -> tuple[Context, bool] | None
 def plausible_arg(ctx: LintContext, ref: ir.ArgRef) -> bool:
     """Whether an undeclared `${name}` was meant as an arg.
 
-    Not: ALL_CAPS environment names (`${HOME}`, `${BRAVE_API_KEY}`), positional parameters
-    (`${1}`), names the script binds, and text the shell never expands (single quotes, quoted
+    Not: ALL_CAPS environment names (`${HOME}`, `${BRAVE_API_KEY}`, `${NUM-default}` in shell text),
+    positional parameters (`${1}`), names the script binds, and text the shell never expands (single quotes, quoted
     heredocs, comments: a JavaScript template literal). A near-typo of a declared arg always is.
     """
     if closest(ref.name, ctx.arg_names) is not None:
@@ -208,6 +208,8 @@ def plausible_arg(ctx: LintContext, ref: ir.ArgRef) -> bool:
     if ref.name.upper() == ref.name:
         return False
     where = _shell_sees(ctx, ref)
+    if where is not None and "-" in ref.name and ref.name.split("-", 1)[0].isupper():
+        return False  # `${NUM-unset}`: the shell's use-a-default expansion of NUM
     return where is None or (not where[1] and where[0] not in _VERBATIM)
 
 

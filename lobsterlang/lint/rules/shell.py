@@ -106,6 +106,10 @@ def variable_for(state: Context, name: str, next_char: str = "") -> str:
     return '"$' + name + '"'
 
 
+_NOT_FIXABLE = frozenset({"comment", "quoted-heredoc"})
+"""Where no variable expands, so reading the environment variable instead would print its name."""
+
+
 @rule("L301", "raw-arg-in-shell", Severity.ERROR, "`${arg}` spliced into `run:`/`command:` shell text (target `reference`)", fixable=True)
 def raw_arg_in_shell(ctx: LintContext) -> Iterator[Diagnostic]:
     """Only for files written for the reference: lobsterlang passes args to shells as data."""
@@ -125,7 +129,8 @@ def raw_arg_in_shell(ctx: LintContext) -> Iterator[Diagnostic]:
             if note is None:
                 note = notes[ref.name] = _ArgNote(ref.name)
             state = script.context(start)
-            fix = _arg_fix(ctx, note, style, text, start, ref, state) if note.env is not None and state != "comment" else None
+            fixable = note.env is not None and state not in _NOT_FIXABLE
+            fix = _arg_fix(ctx, note, style, text, start, ref, state) if fixable else None
             yield ctx.diag("L301", ref.span, note.message, note.hint, fix)
 
 
