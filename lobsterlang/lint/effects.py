@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from lobsterlang import ir
 from lobsterlang.commands.specs import BY_NAME
 from lobsterlang.lint.shellparse import parse
-from lobsterlang.lint.shellverbs import EFFECT_HINTS, command_effect
+from lobsterlang.lint.shellverbs import command_effect, may_act
 from lobsterlang.lint.walk import Unit
 
 SIDE_EFFECT_VERBS = ("send", "post", "delete", "apply", "publish", "deploy")
@@ -33,20 +34,19 @@ class ShellEffect:
         self.why, self.start, self.end = why, start, end
 
 
+@lru_cache(maxsize=256)
 def shell_effect(text: str) -> ShellEffect | None:
-    """The first side-effecting command of shell text, judged from its parsed commands and flags."""
-    if not _may_act(text):
+    """The first side-effecting command of shell text, judged from its parsed commands and flags.
+
+    Cached like `shellparse.parse` (several rules ask about the same stage); the engine clears both after each file.
+    """
+    if not may_act(text):
         return None
     for command in parse(text).commands:
         why = command_effect(command)
         if why:
             return ShellEffect(why, command.start, command.end)
     return None
-
-
-def _may_act(text: str) -> bool:
-    """A quick test, true of every text that `shell_effect` reports on (skips parsing most scripts)."""
-    return EFFECT_HINTS.search(text) is not None
 
 
 def _verb_match(text: str) -> re.Match[str] | None:

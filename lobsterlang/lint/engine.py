@@ -11,6 +11,7 @@ from lobsterlang.diagnostics import Diagnostic
 from lobsterlang.gcpause import collector_paused
 from lobsterlang.lint.config import OFF_FOR_TARGET, Config, ignored_here
 from lobsterlang.lint.context import LintContext
+from lobsterlang.lint.effects import shell_effect
 from lobsterlang.lint.registry import Check, Rule, all_rules
 from lobsterlang.lint.rules import shellcheck
 from lobsterlang.lint.shellparse import forget_scripts
@@ -107,6 +108,7 @@ def _check(source: Source, enabled: Callable[[str], bool], checks: list[Check], 
         for check in checks:
             diagnostics.extend(check(ctx))
         forget_scripts()  # parses are shared by the rules of one file, never kept across files
+        shell_effect.cache_clear()
     return _Pending(ctx, diagnostics, enabled)
 
 

@@ -44,11 +44,18 @@ _ACTING_NAMES = frozenset({"send", "post", "delete", "apply", "publish", "deploy
 """A first subcommand with one of these names acts (`mailer send`, `./release.sh deploy`)."""
 _READERS = frozenset({"echo", "printf", "jq", "grep", "cat", "sed", "awk", "test", "[", "true", "false", "ls", "find"})
 
-EFFECT_HINTS = re.compile(
-    r"(?<![\w.-])(?:curl|wget|https?|xh|gh|git|kubectl|helm|terraform|tofu|docker|npm|pnpm|yarn|cargo|twine|fly|vercel|netlify"
-    r"|openclaw|sendmail|mailx?|msmtp|mutt|rm|dd|mkfs|shred|wipefs|send|post|delete|apply|publish|deploy)(?![\w.-])"
-)
-"""A quick test true of every acting script (a program or subcommand name as a word): most scripts are never parsed for effects."""
+_HINTS = frozenset({
+    "curl", "wget", "http", "https", "xh", "gh", "git", "kubectl", "helm", "terraform", "tofu", "docker", "npm", "pnpm",
+    "yarn", "cargo", "twine", "fly", "vercel", "netlify", "openclaw", "sendmail", "mail", "mailx", "msmtp", "mutt", "rm",
+    "dd", "mkfs", "shred", "wipefs", "send", "post", "delete", "apply", "publish", "deploy",
+})
+_LOWER_WORDS = re.compile(r"[a-z]+")
+
+
+def may_act(text: str) -> bool:
+    """A quick test true of every acting script (it has a program or subcommand name of `_HINTS` as a run of
+    letters): most scripts are never parsed for effects."""
+    return not _HINTS.isdisjoint(_LOWER_WORDS.findall(text))
 
 
 def command_effect(command: Command) -> str | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from lobsterlang import ir
@@ -18,13 +19,14 @@ PIPELINE_ONLY = frozenset(name for name in BY_NAME if "." in name)
 
 Undotted names (`head`, `sort`, `exec`, `json`) are also real programs, so they are never reported.
 """
+_PIPELINE_ONLY_RE = re.compile("|".join(re.escape(name) for name in sorted(PIPELINE_ONLY)))
 
 
 @rule("L311", "pipeline-command-in-shell", Severity.ERROR, "a Lobster pipeline command run as a program in `run:`/`command:`")
 def pipeline_command_in_shell(ctx: LintContext) -> Iterator[Diagnostic]:
     for _, run in ctx.shell_runs:
         text = run.command.text
-        if not any(name in text for name in PIPELINE_ONLY):
+        if _PIPELINE_ONLY_RE.search(text) is None:
             continue
         for command in parse(text).commands:
             if command.name in PIPELINE_ONLY:

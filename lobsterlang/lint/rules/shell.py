@@ -19,6 +19,9 @@ from lobsterlang.span import Span
 SAFE_FIELDS = frozenset({"approved", "skipped", "error", "id"})
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash"})
 _DOWNLOADER = re.compile(r"(?<![\w.-])(?:curl|wget)(?![\w.-])")
+_EVAL_HINT = re.compile(r"(?<![\w.-])eval(?![\w.-])")
+_SH_C_HINT = re.compile(r"(?<![\w.-])(?:ba|z|da|k|a)?sh\s+-\w*c")
+"""A shell name followed by a `-…c` flag: true of every text where L305 finds something."""
 
 
 def exec_stages(ctx: LintContext) -> list[ir.Stage]:
@@ -188,12 +191,12 @@ Found = tuple[int, int, ir.Template | None, ir.Word | None]
 """A finding in shell text: its offsets, and the template or `exec --shell` word it sits in."""
 
 
-def _scripts(ctx: LintContext, words: tuple[str, ...]) -> Iterator[tuple[Script, ir.Template | None, ir.Word | None]]:
-    """The parse of each shell text that mentions one of `words` (a quick test: most texts are not parsed)."""
-    if not any(w in ctx.shared(_all_shell_text) for w in words):
+def _scripts(ctx: LintContext, hint: re.Pattern[str]) -> Iterator[tuple[Script, ir.Template | None, ir.Word | None]]:
+    """The parse of each shell text where `hint` matches (a quick test true wherever the rule finds something)."""
+    if hint.search(ctx.shared(_all_shell_text)) is None:
         return
     for text, template, word in ctx.shared(shell_texts):
-        if any(w in text for w in words):
+        if hint.search(text) is not None:
             yield parse(text), template, word
 
 
@@ -231,7 +234,7 @@ def _runs_shell(command: Command) -> bool:
 
 @rule("L303", "pipe-to-shell", Severity.ERROR, "downloaded code piped into a shell (`curl … | sh`)")
 def pipe_to_shell(ctx: LintContext) -> Iterator[Diagnostic]:
-    for script, template, word in _scripts(ctx, ("curl", "wget")):
+    for script, template, word in _scripts(ctx, _DOWNLOADER):
         for start, end in _piped_downloads(script):
             yield ctx.diag("L303", _span(ctx, start, end, template, word), "downloaded code is run by a shell without any check",
                            "download to a file, verify its checksum or signature, then run it")
@@ -239,7 +242,7 @@ def pipe_to_shell(ctx: LintContext) -> Iterator[Diagnostic]:
 
 @rule("L304", "eval", Severity.WARNING, "`eval` in shell text")
 def shell_eval(ctx: LintContext) -> Iterator[Diagnostic]:
-    for script, template, word in _scripts(ctx, ("eval",)):
+    for script, template, word in _scripts(ctx, _EVAL_HINT):
         for command in script.commands:
             if command.name == "eval":
                 yield ctx.diag("L304", _span(ctx, command.start, command.name_end, template, word), "`eval` runs its arguments as shell code",
@@ -265,7 +268,7 @@ def _interpolated(template: ir.Template | None, word: Word) -> bool:
 
 @rule("L305", "sh-c-interpolation", Severity.WARNING, "`sh -c` with a command string built by interpolation")
 def sh_c_interpolation(ctx: LintContext) -> Iterator[Diagnostic]:
-    for script, template, word in _scripts(ctx, ("sh",)):
+    for script, template, word in _scripts(ctx, _SH_C_HINT):
         for command in script.commands:
             found = _shell_c_word(command)
             if found is not None and _interpolated(template, found[1]):
