@@ -22,10 +22,19 @@ class Edit(Record):
 
 
 class Fix(Record):
-    """A machine-applicable change that resolves a diagnostic."""
+    """A machine-applicable change that resolves a diagnostic.
+
+    `applicability` is `safe` when the change keeps what runs the same, `unsafe` when it can
+    change behaviour (applied only with `lobster lint --fix --unsafe-fixes`).
+    """
 
     message: str
     edits: tuple[Edit, ...]
+    applicability: str = "safe"
+
+    @property
+    def is_safe(self) -> bool:
+        return self.applicability == "safe"
 
 
 class Diagnostic(Record):

@@ -116,7 +116,7 @@ def diagnostic_json(path: str, diag: Diagnostic) -> dict[str, Any]:
     fix = None
     if diag.fix is not None:
         edits = [{"span": span_json(e.span), "new_text": e.new_text} for e in diag.fix.edits]
-        fix = {"message": diag.fix.message, "edits": edits}
+        fix = {"message": diag.fix.message, "edits": edits, "applicability": diag.fix.applicability}
     return {
         "path": path,
         "code": diag.code,

@@ -48,11 +48,14 @@ def test_diff_prints_a_unified_diff(tmp_path: Path, capsys: Capture) -> None:
 def test_directories_pick_up_workflow_files_only(tmp_path: Path, capsys: Capture) -> None:
     picked = [write_file(tmp_path, n, MESSY) for n in ("a.lobster", "sub/b.lobster.yaml", "sub/c.lobster.yml")]
     picked.append(write_file(tmp_path, "d.lobster.json", '{"steps":[{"id":"a","run":"x"}]}'))
-    ignored = [write_file(tmp_path, n, MESSY) for n in ("config.yaml", "data.json", ".hidden/e.lobster")]
+    picked.append(write_file(tmp_path, "workflow.yaml", MESSY))  # a top-level `steps:` list of steps: a workflow
+    ignored = [write_file(tmp_path, n, MESSY) for n in (".hidden/e.lobster", "build/f.lobster")]
+    ignored += [write_file(tmp_path, "config.yaml", "name:   x\nvalues: [1]\n"), write_file(tmp_path, "data.json", '{"steps": [1]}')]
+    write_file(tmp_path, ".gitignore", "build/\n")
     assert main(["fmt", str(tmp_path)]) == 0
     assert all(p.read_text(encoding="utf-8") != MESSY for p in picked)
-    assert all(p.read_text(encoding="utf-8") == MESSY for p in ignored)
-    assert "4 files reformatted" in capsys.readouterr().err
+    assert [p.read_text(encoding="utf-8") for p in ignored] == [MESSY, MESSY, "name:   x\nvalues: [1]\n", '{"steps": [1]}']
+    assert "5 files reformatted" in capsys.readouterr().err
 
 
 def test_named_yaml_and_json_files_are_formatted(tmp_path: Path) -> None:

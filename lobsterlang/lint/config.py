@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
+import re
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +11,12 @@ from lobsterlang import config_file
 from lobsterlang.config_file import ConfigError as ConfigError
 from lobsterlang.diagnostics import Severity
 from lobsterlang.record import Record, replace
+
+TARGETS = ("lobsterlang", "reference")
+"""The runtimes a file can be written for (`target`); docs/lint.md lists the rules that depend on it."""
+OFF_FOR_TARGET = {"lobsterlang": ("L301",), "reference": ("L309",)}
+"""Rules that do not apply to a target: lobsterlang passes args to shells as data (L301 is the
+reference's danger); under the reference raw substitution is what happens (L309 warns of the difference)."""
 
 
 class Config(Record):
@@ -25,6 +32,10 @@ class Config(Record):
     severity: tuple[tuple[str, Severity], ...] = ()
     shellcheck: bool = True
     source: str | None = None
+    target: str = "lobsterlang"
+    """The runtime the files are written for: `lobsterlang` (args reach shells as data) or `reference` (raw text)."""
+    exclude: tuple[str, ...] = ()
+    """Glob patterns of paths that directory searches skip (`extend-exclude`)."""
 
     def enabled(self, code: str, path: str) -> bool:
         return self.selects(code) and not ignored_here(code, self.file_ignores(path))
@@ -75,7 +86,7 @@ def load_config(path: Path | None) -> Config:
 
 
 def from_table(table: dict[str, Any], source: str) -> Config:
-    known = {"select", "ignore", "per-file-ignores", "severity", "shellcheck"}
+    known = {"select", "ignore", "per-file-ignores", "severity", "shellcheck", "target", "extend-exclude"}
     unknown = sorted(set(table) - known)
     if unknown:
         raise ConfigError(f"{source}: unknown lint setting {unknown[0]!r} (known: {', '.join(sorted(known))})")
@@ -86,7 +97,21 @@ def from_table(table: dict[str, Any], source: str) -> Config:
         severity=tuple((str(k), _severity(v, source, k)) for k, v in _table(table, "severity", source).items()),
         shellcheck=bool(table.get("shellcheck", True)),
         source=source,
+        target=_target(table.get("target", "lobsterlang"), source),
+        exclude=_patterns(table.get("extend-exclude", []), source),
     )
+
+
+def _target(value: Any, source: str) -> str:
+    if value not in TARGETS:
+        raise ConfigError(f"{source}: lint.target must be one of {', '.join(TARGETS)} (got {value!r})")
+    return str(value)
+
+
+def _patterns(value: Any, source: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{source}: lint.extend-exclude must be a list of glob patterns")
+    return tuple(value)
 
 
 def _codes(value: Any, source: str, key: str) -> tuple[str, ...]:
@@ -109,9 +134,12 @@ def _severity(value: Any, source: str, code: str) -> Severity:
         raise ConfigError(f"{source}: lint.severity.{code} must be error, warning or info") from None
 
 
-def with_overrides(config: Config, select: str | None, ignore: str | None, shellcheck: bool | None = None) -> Config:
-    """Command-line `--select`/`--ignore` (comma-separated) replace/extend the file's settings."""
+def with_overrides(config: Config, select: str | None, ignore: str | None, shellcheck: bool | None = None,
+                   target: str | None = None) -> Config:
+    """Command-line `--select`/`--ignore` (comma-separated) replace/extend the file's settings; `--target` replaces."""
     changes: dict[str, Any] = {}
+    if target:
+        changes["target"] = target
     if select:
         changes["select"] = _split(select)
     if ignore:
@@ -123,3 +151,22 @@ def with_overrides(config: Config, select: str | None, ignore: str | None, shell
 
 def _split(text: str) -> tuple[str, ...]:
     return tuple(c.strip().upper() for c in text.split(",") if c.strip())
+
+
+_COMPILE_CODE = re.compile(r"[EPXSW][0-9]{0,3}")
+"""Compile diagnostic codes and their prefixes (docs/diagnostics.md), which `ignore` may name too."""
+
+
+def check_codes(codes: tuple[str, ...], where: str, source: str | None) -> None:
+    """Raise ConfigError for a code that names no rule (`L999`, `L30I`), with the closest known codes."""
+    from lobsterlang.lint.registry import all_rules
+    from lobsterlang.suggest import closest
+
+    known = sorted(all_rules())
+    for code in codes:
+        if code == "ALL" or _COMPILE_CODE.fullmatch(code) or any(k.startswith(code) for k in known):
+            continue
+        close = closest(code, known)
+        hint = f"; did you mean {close}?" if close else f" (rule codes: {known[0]}…{known[-1]}, or prefixes such as L3)"
+        prefix = f"{source}: lint." if source else ""
+        raise ConfigError(f"{prefix}{where}: unknown rule code {code!r}{hint}")

@@ -51,8 +51,11 @@ class LintContext:
     `shared` does the same for indexes that a rule module defines.
     """
 
-    def __init__(self, path: str, text: str, workflow: ir.Workflow | None = None, pipeline: ir.Pipeline | None = None) -> None:
+    def __init__(self, path: str, text: str, workflow: ir.Workflow | None = None, pipeline: ir.Pipeline | None = None,
+                 target: str = "lobsterlang") -> None:
         self.path = path
+        self.target = target
+        """The runtime the file is written for (`Config.target`)."""
         self.text = text
         self.workflow = workflow
         self.pipeline = pipeline

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from lobsterlang import ir
 from lobsterlang.commands.specs import BY_NAME
+from lobsterlang.lint.shellparse import parse
+from lobsterlang.lint.shellverbs import command_effect, may_act
 from lobsterlang.lint.walk import Unit
 
 SIDE_EFFECT_VERBS = ("send", "post", "delete", "apply", "publish", "deploy")
+"""Action names of `openclaw.invoke --action …` that act (the action is a name, not a command line)."""
 _VERB_RE = re.compile(r"(?<![\w.$/-])(" + "|".join(SIDE_EFFECT_VERBS) + r")(?![\w-])")
-_ANY_VERB_RE = re.compile("|".join(SIDE_EFFECT_VERBS))
-"""Every match of `_VERB_RE` starts at a match of this faster pattern."""
-_HTTP_WRITE_RE = re.compile(r"(?:-X\s*|--request[=\s]+)['\"]?(POST|PUT|PATCH|DELETE)\b")
 MODEL_COMMANDS = frozenset({"llm.invoke", "llm_task.invoke", "openclaw.agent"})
 _EXTERNAL_EFFECTS = frozenset({"sends_email"})
 _INVOKERS = frozenset(BY_NAME.keys() & {"openclaw.invoke", "clawd.invoke"})
@@ -24,27 +25,32 @@ _EFFECT_COMMANDS = frozenset(BY_NAME.keys() & {"exec", *_EXTERNAL_COMMANDS, *_IN
 """The only commands whose stages can be side-effecting."""
 
 
-def shell_effect_match(text: str) -> re.Match[str] | None:
-    """Where shell text names a side-effecting verb or HTTP method (group 1 is the word)."""
-    found = _verb_match(text)
-    if found is None and ("-X" in text or "--request" in text):
-        return _HTTP_WRITE_RE.search(text)
-    return found
+class ShellEffect:
+    """A side-effecting command in shell text: what it does, and where the command stands."""
+
+    __slots__ = ("end", "start", "why")
+
+    def __init__(self, why: str, start: int, end: int) -> None:
+        self.why, self.start, self.end = why, start, end
 
 
-def _verb_match(text: str) -> re.Match[str] | None:
-    """`_VERB_RE.search(text)`, looking for the verbs as plain substrings first (much faster)."""
-    for verb in SIDE_EFFECT_VERBS:
-        if verb in text:
-            first = _ANY_VERB_RE.search(text)
-            return _VERB_RE.search(text, first.start()) if first else None
+@lru_cache(maxsize=256)
+def shell_effect(text: str) -> ShellEffect | None:
+    """The first side-effecting command of shell text, judged from its parsed commands and flags.
+
+    Cached like `shellparse.parse` (several rules ask about the same stage); the engine clears both after each file.
+    """
+    if not may_act(text):
+        return None
+    for command in parse(text).commands:
+        why = command_effect(command)
+        if why:
+            return ShellEffect(why, command.start, command.end)
     return None
 
 
-def shell_side_effect(text: str) -> str | None:
-    """The side-effecting verb or HTTP method in shell text, if any."""
-    found = shell_effect_match(text)
-    return found.group(1) if found else None
+def _verb_match(text: str) -> re.Match[str] | None:
+    return _VERB_RE.search(text) if any(verb in text for verb in SIDE_EFFECT_VERBS) else None
 
 
 def flag_value(stage: ir.Stage, *names: str) -> str | None:
@@ -84,16 +90,15 @@ def stage_side_effect(stage: ir.Stage) -> str | None:
     if name not in _EFFECT_COMMANDS:
         return None
     if name == "exec":
-        verb = shell_side_effect(exec_text(stage))
-        return f"exec runs `{verb}`" if verb else None
+        found = shell_effect(exec_text(stage))
+        return f"exec {found.why}" if found else None
     if flag_value(stage, "dry-run", "dryRun") is not None:
         return None
     if name in _EXTERNAL_COMMANDS:
         return f"{name} {_EXTERNAL_COMMANDS[name]}"
     if name in _INVOKERS:
         action = flag_value(stage, "action") or ""
-        verb = shell_side_effect(action)
-        return f"{name} --action {action}" if verb else None
+        return f"{name} --action {action}" if _verb_match(action) else None
     return None
 
 
@@ -105,8 +110,8 @@ def unit_side_effect(unit: Unit) -> str | None:
     """Why a unit (or, for parallel and for_each, one of its children) is side-effecting."""
     action = unit.action
     if type(action) is ir.ShellRun:
-        verb = shell_side_effect(action.command.text)
-        return f"runs `{verb}`" if verb else None
+        found = shell_effect(action.command.text)
+        return found.why if found else None
     if type(action) is ir.PipelineRun and action.pipeline is not None:
         for stage in action.pipeline.stages:
             why = stage_side_effect(stage)

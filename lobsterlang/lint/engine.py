@@ -9,10 +9,12 @@ from lobsterlang import ir
 from lobsterlang.compile import compile_pipeline, compile_workflow
 from lobsterlang.diagnostics import Diagnostic
 from lobsterlang.gcpause import collector_paused
-from lobsterlang.lint.config import Config, ignored_here
+from lobsterlang.lint.config import OFF_FOR_TARGET, Config, ignored_here
 from lobsterlang.lint.context import LintContext
+from lobsterlang.lint.effects import shell_effect
 from lobsterlang.lint.registry import Check, Rule, all_rules
 from lobsterlang.lint.rules import shellcheck
+from lobsterlang.lint.shellparse import forget_scripts
 from lobsterlang.lint.suppress import apply_suppressions
 from lobsterlang.record import Record, replace
 
@@ -84,27 +86,29 @@ def lint_sources(sources: Sequence[Source], config: Config | None = None) -> lis
     with collector_paused():  # the results of every file stay alive until the end
         if not (config.shellcheck and config.enabled("L310", "")):
             # Each file is finished at once, so its rule indexes are freed before the next file.
-            return [_finish(_check(source, *selection.for_path(source.path)), config) for source in sources]
-        pending = [_check(source, *selection.for_path(source.path)) for source in sources]
+            return [_finish(_check(source, *selection.for_path(source.path), config.target), config) for source in sources]
+        pending = [_check(source, *selection.for_path(source.path), config.target) for source in sources]
     if any(p.ctx.units for p in pending):
         _shellcheck(pending)
     return [_finish(p, config) for p in pending]
 
 
-def _compile(source: Source) -> tuple[LintContext, list[Diagnostic]]:
+def _compile(source: Source, target: str) -> tuple[LintContext, list[Diagnostic]]:
     if source.pipeline:
         text = source.data if isinstance(source.data, str) else source.data.decode("utf-8", "replace")
         result = compile_pipeline(text)
-        return LintContext(source.path, result.text, pipeline=result.ir), list(result.diagnostics)
+        return LintContext(source.path, result.text, pipeline=result.ir, target=target), list(result.diagnostics)
     compiled = compile_workflow(source.data, source.path)
-    return LintContext(source.path, compiled.text, workflow=compiled.ir), list(compiled.diagnostics)
+    return LintContext(source.path, compiled.text, workflow=compiled.ir, target=target), list(compiled.diagnostics)
 
 
-def _check(source: Source, enabled: Callable[[str], bool], checks: list[Check]) -> _Pending:
-    ctx, diagnostics = _compile(source)
+def _check(source: Source, enabled: Callable[[str], bool], checks: list[Check], target: str) -> _Pending:
+    ctx, diagnostics = _compile(source, target)
     if ctx.workflow is not None or ctx.pipeline is not None:
         for check in checks:
             diagnostics.extend(check(ctx))
+        forget_scripts()  # parses are shared by the rules of one file, never kept across files
+        shell_effect.cache_clear()
     return _Pending(ctx, diagnostics, enabled)
 
 
@@ -129,12 +133,28 @@ def _finish(item: _Pending, config: Config) -> FileResult:
     disabled = {code for code in {d.code for d in chosen} if not item.enabled(code)}
     if disabled:
         chosen = [d for d in chosen if d.code not in disabled]
+    chosen = _one_code_per_span(chosen)
     if config.severity:
         chosen = [_configured(d, config) for d in chosen]
     if ctx.workflow is not None:
-        chosen = apply_suppressions(ctx, chosen, item.enabled("L001"))
+        chosen = apply_suppressions(ctx, chosen, item.enabled("L001"), OFF_FOR_TARGET.get(config.target, ()))
     chosen.sort(key=_POSITION)
     return FileResult(ctx.path, ctx.text, ctx.workflow, tuple(chosen))
+
+
+_EXPLAINED_BY = {"L302": frozenset({"L102", "L103", "L408"})}
+"""A finding dropped when one of these codes reports the same span: they say more about the same text
+(a forward reference, or model output, pasted into shell text)."""
+
+
+def _one_code_per_span(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """Never one span under two codes: keep the finding that explains the problem (`_EXPLAINED_BY`)."""
+    if not any(d.code in _EXPLAINED_BY for d in diagnostics):
+        return diagnostics
+    at: dict[tuple[int, int], set[str]] = {}
+    for diag in diagnostics:
+        at.setdefault((diag.span.start, diag.span.end), set()).add(diag.code)
+    return [d for d in diagnostics if not (_EXPLAINED_BY.get(d.code, frozenset()) & at[(d.span.start, d.span.end)])]
 
 
 _POSITION = attrgetter("span.start", "span.end", "code", "message")

@@ -5,28 +5,36 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 
-from lobsterlang.diagnostics import Diagnostic, Edit
+from lobsterlang.diagnostics import Diagnostic
 
 
-def fixable(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
-    return [d for d in diagnostics if d.fix is not None and d.fix.edits]
+def fixable(diagnostics: Iterable[Diagnostic], unsafe: bool = False) -> list[Diagnostic]:
+    """The diagnostics with a fix to apply: safe fixes, and unsafe ones too when `unsafe` is set."""
+    return [d for d in diagnostics if d.fix is not None and d.fix.edits and (unsafe or d.fix.is_safe)]
 
 
-def apply_fixes(text: str, diagnostics: Iterable[Diagnostic]) -> tuple[str, int]:
-    """The text with every non-overlapping fix applied, and how many fixes were applied.
-
-    A fix is applied whole or not at all; when two fixes overlap, the one that starts first wins.
-    """
-    chosen: list[tuple[Edit, ...]] = []
+def chosen_fixes(diagnostics: Iterable[Diagnostic], unsafe: bool = False) -> list[Diagnostic]:
+    """The diagnostics whose fixes `apply_fixes` applies: when two fixes overlap, the one that starts first wins."""
+    chosen: list[Diagnostic] = []
     taken: list[tuple[int, int]] = []
-    for diag in sorted(fixable(diagnostics), key=lambda d: min(e.span.start for e in d.fix.edits) if d.fix else 0):
+    for diag in sorted(fixable(diagnostics, unsafe), key=lambda d: min(e.span.start for e in d.fix.edits) if d.fix else 0):
         assert diag.fix is not None
         ranges = [(e.span.start, e.span.end) for e in diag.fix.edits]
         if any(_overlaps(r, t) for r in ranges for t in taken):
             continue
-        chosen.append(diag.fix.edits)
+        chosen.append(diag)
         taken.extend(ranges)
-    edits = sorted((e for group in chosen for e in group), key=lambda e: e.span.start, reverse=True)
+    return chosen
+
+
+def apply_fixes(text: str, diagnostics: Iterable[Diagnostic], unsafe: bool = False) -> tuple[str, int]:
+    """The text with every non-overlapping fix applied, and how many fixes were applied.
+
+    Unsafe fixes (they can change what runs) are applied only when `unsafe` is set. A fix is
+    applied whole or not at all (`chosen_fixes`).
+    """
+    chosen = chosen_fixes(diagnostics, unsafe)
+    edits = sorted((e for diag in chosen if diag.fix for e in diag.fix.edits), key=lambda e: e.span.start, reverse=True)
     for edit in edits:
         text = text[: edit.span.start] + edit.new_text + text[edit.span.end :]
     return text, len(chosen)

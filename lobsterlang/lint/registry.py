@@ -57,6 +57,7 @@ def all_rules() -> dict[str, Rule]:
         approvals,
         meta,
         pipelines,
+        programs,
         rawargs,
         references,
         robustness,

@@ -83,8 +83,11 @@ def suppressions(ctx: LintContext) -> list[Suppression]:
     return [*_yaml_comments(ctx), *_script_comments(ctx)]
 
 
-def apply_suppressions(ctx: LintContext, diagnostics: list[Diagnostic], report_unused: bool) -> list[Diagnostic]:
-    """Drop suppressed diagnostics; add an L001 finding for each comment that suppressed nothing."""
+def apply_suppressions(ctx: LintContext, diagnostics: list[Diagnostic], report_unused: bool, inactive: tuple[str, ...] = ()) -> list[Diagnostic]:
+    """Drop suppressed diagnostics; add an L001 finding for each comment that suppressed nothing.
+
+    A comment naming only `inactive` codes (rules off for the file's target runtime) is not reported.
+    """
     found = suppressions(ctx)
     if not found:
         return diagnostics
@@ -96,5 +99,6 @@ def apply_suppressions(ctx: LintContext, diagnostics: list[Diagnostic], report_u
         if not covering:
             kept.append(diag)
     if report_unused:
-        kept.extend(ctx.diag("L001", s.span, f"`{s.label}` suppresses nothing here", "remove the comment") for s in found if not s.used)
+        kept.extend(ctx.diag("L001", s.span, f"`{s.label}` suppresses nothing here", "remove the comment") for s in found
+                    if not s.used and not (s.codes and all(c in inactive for c in s.codes)))
     return kept

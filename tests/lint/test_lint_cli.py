@@ -20,12 +20,14 @@ CLEAN = "steps:\n  - id: hello\n    run: echo hello\n"
 
 
 def lint(*args: str) -> int:
-    return main(["lint", "--no-shellcheck", *args])
+    return main(["lint", "--no-shellcheck", "--target", "reference", *args])
 
 
-def test_clean_file_exits_0_and_prints_nothing(tmp_path: Path, capsys: Capture) -> None:
+def test_clean_file_exits_0_and_says_all_checks_passed(tmp_path: Path, capsys: Capture) -> None:
     assert lint(str(write_file(tmp_path, "ok.lobster", CLEAN))) == 0
-    assert capsys.readouterr().out == ""
+    assert capsys.readouterr().out == "All checks passed!\n"
+    assert lint("--format", "json", str(tmp_path / "ok.lobster")) == 0
+    assert capsys.readouterr().out == "[]\n"
 
 
 def test_text_format(tmp_path: Path, capsys: Capture) -> None:
@@ -35,7 +37,7 @@ def test_text_format(tmp_path: Path, capsys: Capture) -> None:
     assert out.startswith(f"{path}:6:15: L301 [raw-arg-in-shell] `${{msg}}` is pasted into the shell text raw")
     assert " 6 |     run: echo ${msg}\n" in out and "^^^^^^" in out
     assert '= hint: use the environment variable instead: "$LOBSTER_ARG_MSG"' in out
-    assert out.endswith("Found 1 error.\n1 fixable with `lobster lint --fix`.\n")
+    assert out.endswith("Found 1 error.\n1 more fixable with `lobster lint --fix --unsafe-fixes` (those fixes can change what runs).\n")
 
 
 def test_directories_recurse_into_lobster_files_only(tmp_path: Path, capsys: Capture) -> None:
@@ -43,10 +45,31 @@ def test_directories_recurse_into_lobster_files_only(tmp_path: Path, capsys: Cap
     write_file(tmp_path, "a/b/two.lobster.yaml", RAW)
     write_file(tmp_path, "a/b/three.lobster.json", json.dumps({"steps": [{"id": "x", "run": "echo ${y}"}]}))
     write_file(tmp_path, "a/plain.yaml", RAW)
+    write_file(tmp_path, "a/config.yaml", "steps: [1, 2]\nname: not a workflow\n")
+    write_file(tmp_path, "a/package.json", '{"name": "x", "steps": 3}')
     write_file(tmp_path, "a/.hidden/four.lobster", RAW)
-    assert lint("--format", "json", str(tmp_path / "a")) == 1
+    write_file(tmp_path, "a/build/five.lobster", RAW)
+    write_file(tmp_path, "a/.gitignore", "build/\n")
+    write_file(tmp_path, "a/skip/six.yml", RAW)
+    assert lint("--format", "json", "--exclude", "skip", str(tmp_path / "a")) == 1
     paths = {Path(d["path"]).name for d in json.loads(capsys.readouterr().out)}
-    assert paths == {"one.lobster", "two.lobster.yaml", "three.lobster.json"}
+    assert paths == {"one.lobster", "two.lobster.yaml", "three.lobster.json", "plain.yaml"}
+
+
+def test_nothing_found_is_said_on_stderr(tmp_path: Path, capsys: Capture) -> None:
+    write_file(tmp_path, "notes/readme.yaml", "title: nothing to lint\n")
+    assert lint(str(tmp_path / "notes")) == 0
+    assert "no workflow files found" in capsys.readouterr().err
+
+
+def test_unknown_codes_are_usage_errors_with_close_matches(tmp_path: Path, capsys: Capture) -> None:
+    path = str(write_file(tmp_path, "ok.lobster", CLEAN))
+    assert lint("--select", "L3O1", path) == 2
+    assert "unknown rule code 'L3O1'; did you mean L301?" in capsys.readouterr().err
+    assert lint("--ignore", "L999", path) == 2
+    write_file(tmp_path, ".lobster.toml", '[lint]\nignore = ["L4O1"]\n')
+    assert lint(path) == 2
+    assert "lint.ignore: unknown rule code 'L4O1'; did you mean L401?" in capsys.readouterr().err
 
 
 def test_explicit_files_of_any_workflow_suffix(tmp_path: Path, capsys: Capture) -> None:
@@ -87,7 +110,8 @@ def test_pipeline_option(capsys: Capture) -> None:
 def test_fix_a_pipeline_prints_it(capsys: Capture) -> None:
     assert lint("--fix", "--pipeline", "exec --json 'echo [1]' | group_by --key a") == 0
     captured = capsys.readouterr()
-    assert captured.out == "exec --json=true 'echo [1]' | groupBy --key a\n" and captured.err == ""
+    assert captured.out == "exec --json=true 'echo [1]' | groupBy --key a\n"
+    assert captured.err == "Found 2 errors (2 fixed, 0 remaining).\n"
 
 
 def test_select_and_ignore_options(tmp_path: Path, capsys: Capture) -> None:
@@ -99,31 +123,36 @@ def test_select_and_ignore_options(tmp_path: Path, capsys: Capture) -> None:
 
 
 def test_fix_writes_the_file_and_reports_what_is_left(tmp_path: Path, capsys: Capture) -> None:
-    path = write_file(tmp_path, "raw.lobster", RAW + "    env:\n      X: $nope.json\n")
+    path = write_file(tmp_path, "raw.lobster", RAW + "    stdin: $nope.json\n")
     assert lint("--fix", str(path)) == 1
+    assert "echo ${msg}" in path.read_text(encoding="utf-8"), "an unsafe fix waits for --unsafe-fixes"
+    assert "Found 2 errors (0 fixed, 2 remaining).\n1 more fixable with `--unsafe-fixes`" in capsys.readouterr().out
+    assert lint("--fix", "--unsafe-fixes", "--show-fixes", str(path)) == 1
     assert 'run: echo "$LOBSTER_ARG_MSG"' in path.read_text(encoding="utf-8")
     out = capsys.readouterr().out
-    assert "L301" not in out and "L101" in out
+    assert "L301 [" not in out and "L101" in out
+    assert "Found 2 errors (1 fixed, 1 remaining).\n" in out and "1 × L301 (raw-arg-in-shell)" in out
 
 
 def test_fix_on_stdin_prints_the_fixed_text(monkeypatch: pytest.MonkeyPatch, capsys: Capture) -> None:
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(RAW.encode())))
-    assert lint("--fix", "-") == 0
+    assert lint("--fix", "--unsafe-fixes", "-") == 0
     captured = capsys.readouterr()
-    assert captured.out == RAW.replace("echo ${msg}", 'echo "$LOBSTER_ARG_MSG"') and captured.err == ""
+    assert captured.out == RAW.replace("echo ${msg}", 'echo "$LOBSTER_ARG_MSG"') and captured.err == "Found 1 error (1 fixed, 0 remaining).\n"
 
 
 def test_fix_on_stdin_never_writes_the_named_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Capture) -> None:
     named = write_file(tmp_path, "say.lobster", CLEAN)
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(RAW.encode())))
-    assert lint("--fix", "--stdin-filename", str(named), "-") == 0
+    assert lint("--fix", "--unsafe-fixes", "--stdin-filename", str(named), "-") == 0
     assert named.read_text(encoding="utf-8") == CLEAN
     assert 'echo "$LOBSTER_ARG_MSG"' in capsys.readouterr().out
 
 
 def test_diff_shows_fixes_without_writing(tmp_path: Path, capsys: Capture) -> None:
     path = write_file(tmp_path, "raw.lobster", RAW)
-    assert lint("--diff", str(path)) == 1
+    assert lint("--diff", str(path)) == 0, "the only fix is unsafe"
+    assert lint("--diff", "--unsafe-fixes", str(path)) == 1
     assert path.read_text(encoding="utf-8") == RAW
     out = capsys.readouterr().out
     assert '-    run: echo ${msg}\n+    run: echo "$LOBSTER_ARG_MSG"\n' in out

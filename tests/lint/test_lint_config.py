@@ -14,7 +14,7 @@ RAW = "args:\n  msg:\n    default: hi\nsteps:\n  - id: a\n    run: echo ${msg}\n
 
 
 def codes(text: str, config: Config | None = None) -> list[str]:
-    result = lint_source(Source("f.lobster", text), config or Config(shellcheck=False))
+    result = lint_source(Source("f.lobster", text), config or Config(shellcheck=False, target="reference"))
     return [d.code for d in result.diagnostics]
 
 
@@ -35,7 +35,7 @@ def test_ignore_comment_on_the_line_above_the_step() -> None:
 
 def test_ignore_comment_inside_a_block_script() -> None:
     text = RAW.replace("run: echo ${msg}", "run: |\n      echo ${msg}  # lobster: ignore[L301]\n      echo ${msg}")
-    result = lint_source(Source("f.lobster", text), Config(shellcheck=False))
+    result = lint_source(Source("f.lobster", text), Config(shellcheck=False, target="reference"))
     assert [(d.code, d.span.line) for d in result.diagnostics] == [("L301", 8)]
 
 
@@ -45,31 +45,31 @@ def test_bare_ignore_covers_every_code() -> None:
 
 def test_unused_suppression_is_reported_where_the_comment_is() -> None:
     text = RAW.replace("echo ${msg}", 'echo "$LOBSTER_ARG_MSG"  # lobster: ignore[L301]')
-    result = lint_source(Source("f.lobster", text), Config(shellcheck=False))
+    result = lint_source(Source("f.lobster", text), Config(shellcheck=False, target="reference"))
     [diag] = result.diagnostics
     assert (diag.code, diag.span.line, diag.span.col) == ("L001", 6, 35)
 
 
 def test_unused_suppression_can_itself_be_ignored() -> None:
     text = RAW.replace("echo ${msg}", 'echo "$LOBSTER_ARG_MSG"  # lobster: ignore[L301]')
-    assert codes(text, Config(ignore=("L001",), shellcheck=False)) == []
+    assert codes(text, Config(ignore=("L001",), shellcheck=False, target="reference")) == []
 
 
 def test_select_ignore_and_per_file_ignores() -> None:
-    assert codes(RAW, Config(select=("L1",), shellcheck=False)) == []
-    assert codes(RAW, Config(ignore=("L30",), shellcheck=False)) == []
-    assert codes(RAW, Config(per_file_ignores=(("*.lobster", ("L301",)),), shellcheck=False)) == []
-    assert codes(RAW, Config(per_file_ignores=(("other/*.lobster", ("L301",)),), shellcheck=False)) == ["L301"]
+    assert codes(RAW, Config(select=("L1",), shellcheck=False, target="reference")) == []
+    assert codes(RAW, Config(ignore=("L30",), shellcheck=False, target="reference")) == []
+    assert codes(RAW, Config(per_file_ignores=(("*.lobster", ("L301",)),), shellcheck=False, target="reference")) == []
+    assert codes(RAW, Config(per_file_ignores=(("other/*.lobster", ("L301",)),), shellcheck=False, target="reference")) == ["L301"]
 
 
 def test_compile_warnings_follow_ignore_but_not_select() -> None:
     text = "steps:\n  - id: a\n    run: echo\n    retries: 3\n"
-    assert codes(text, Config(select=("L3",), shellcheck=False)) == ["W001"]
-    assert codes(text, Config(ignore=("W001",), shellcheck=False)) == []
+    assert codes(text, Config(select=("L3",), shellcheck=False, target="reference")) == ["W001"]
+    assert codes(text, Config(ignore=("W001",), shellcheck=False, target="reference")) == []
 
 
 def test_severity_override() -> None:
-    result = lint_source(Source("f.lobster", RAW), Config(severity=(("L301", Severity.WARNING),), shellcheck=False))
+    result = lint_source(Source("f.lobster", RAW), Config(severity=(("L301", Severity.WARNING),), shellcheck=False, target="reference"))
     assert [d.severity for d in result.diagnostics] == [Severity.WARNING]
 
 

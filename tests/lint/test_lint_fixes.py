@@ -7,15 +7,17 @@ import pytest
 from lobsterlang.compile import compile_workflow
 from lobsterlang.lint import Config, Source, lint_source
 from lobsterlang.lint.fixes import apply_fixes, unified_diff
-from lobsterlang.lint.shellquote import quote_state, variable_for
+from lobsterlang.lint.rules.shell import variable_for
+from lobsterlang.lint.shellparse import parse
 
-NO_SHELLCHECK = Config(shellcheck=False)
+NO_SHELLCHECK = Config(shellcheck=False, target="reference")
+"""L301 reports raw args for files written for the reference runtime."""
 ARGS = "args:\n  msg:\n    default: hi\n"
 
 
-def fixed(text: str, path: str = "f.lobster") -> str:
+def fixed(text: str, path: str = "f.lobster", unsafe: bool = True) -> str:
     result = lint_source(Source(path, text), NO_SHELLCHECK)
-    out, _ = apply_fixes(result.text, result.diagnostics)
+    out, _ = apply_fixes(result.text, result.diagnostics, unsafe=unsafe)
     return out
 
 
@@ -76,21 +78,30 @@ def test_overlapping_fixes_apply_once() -> None:
     text = f"{ARGS}steps:\n  - id: a\n    run: echo ${{msg}}\n"
     result = lint_source(Source("f.lobster", text), NO_SHELLCHECK)
     doubled = result.diagnostics + result.diagnostics
-    out, count = apply_fixes(text, doubled)
+    out, count = apply_fixes(text, doubled, unsafe=True)
     assert count == 1 and out.count("LOBSTER_ARG_MSG") == 1
 
 
 @pytest.mark.parametrize(
     ("script", "at", "state"),
-    [("echo x", 5, "none"), ("echo 'a x", 8, "single"), ('echo "a x', 8, "double"), ("echo \\' x", 8, "none"),
-     ("echo \"it's\" x", 12, "none")],
+    [("echo x", 5, "code"), ("echo 'a x'", 8, "single"), ('echo "a x"', 8, "double"), ("echo \\' x", 8, "code"),
+     ("echo \"it's\" x", 12, "code"), ("cat <<'EOF'\n$x\nEOF\n", 12, "quoted-heredoc"), ("cat <<EOF\n$x\nEOF\n", 10, "heredoc"),
+     ("# echo $x\n", 7, "comment"), ('echo "$(date $x)"', 14, "code")],
 )
-def test_quote_state(script: str, at: int, state: str) -> None:
-    assert quote_state(script, at) == state
+def test_shell_context(script: str, at: int, state: str) -> None:
+    assert parse(script).context(at) == state
+
+
+def test_unquoted_raw_arg_fix_is_unsafe_and_quoted_one_safe() -> None:
+    """`echo ${msg}` splits the value into words; `"$LOBSTER_ARG_MSG"` would not: only --unsafe-fixes applies it."""
+    before = f"{ARGS}steps:\n  - id: a\n    run: |\n      for t in ${{msg}}; do echo \"$t ${{msg}}\"; done\n"
+    assert fixed(before, unsafe=False) == before.replace('"$t ${msg}"', '"$t $LOBSTER_ARG_MSG"')
+    assert fixed(before, unsafe=True).count("LOBSTER_ARG_MSG") == 2
 
 
 def test_variable_for_each_state() -> None:
-    assert variable_for("none", "X") == '"$X"'
+    assert variable_for("code", "X") == '"$X"'
+    assert variable_for("heredoc", "X", "y") == "${X}"
     assert variable_for("double", "X", " ") == "$X"
     assert variable_for("double", "X", "y") == '$X""'
     assert variable_for("single", "X") == "'\"$X\"'"

@@ -12,7 +12,7 @@ ARGS = "args:\n  msg:\n    default: hi\n"
 
 
 def positions(text: str, code: str, shellcheck: bool = False) -> list[tuple[int, int, int, int]]:
-    result = lint_source(Source("f.lobster", text), Config(shellcheck=shellcheck))
+    result = lint_source(Source("f.lobster", text), Config(shellcheck=shellcheck, target="reference"))
     return [(d.span.line, d.span.col, d.span.end_line, d.span.end_col) for d in result.diagnostics if d.code == code]
 
 

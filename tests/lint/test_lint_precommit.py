@@ -43,7 +43,7 @@ def test_lint_hook_with_pre_commit_try_repo(tmp_path: Path) -> None:
     work = tmp_path / "work"
     work.mkdir()
     _git(work, "init", "-q", ".")
-    (work / "say.lobster").write_text("args:\n  msg:\n    default: hi\nsteps:\n  - id: say\n    run: echo ${msg}\n", encoding="utf-8")
+    (work / "say.lobster").write_text("steps:\n  - id: say\n    run: cat\n    stdin: $nope.json\n", encoding="utf-8")
     (work / "ok.lobster").write_text("steps:\n  - id: hello\n    run: echo hello\n", encoding="utf-8")
     _git(work, "add", "-A")
     env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache")}
@@ -54,6 +54,6 @@ def test_lint_hook_with_pre_commit_try_repo(tmp_path: Path) -> None:
 
     failed = run("say.lobster", "ok.lobster")
     assert failed.returncode == 1, failed.stdout + failed.stderr
-    assert "say.lobster:6:15: L301 [raw-arg-in-shell]" in failed.stdout
+    assert "say.lobster:4:12: L101 [unknown-step-ref]" in failed.stdout
     passed = run("ok.lobster")
     assert passed.returncode == 0, passed.stdout + passed.stderr

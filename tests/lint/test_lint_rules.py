@@ -24,7 +24,7 @@ def expected(path: Path) -> set[str]:
 
 def lint_fixture(path: Path) -> set[str]:
     rule_dir = path.parent.name
-    config = Config(shellcheck=rule_dir == "L310")
+    config = Config(shellcheck=rule_dir == "L310", target="reference" if rule_dir == "L301" else "lobsterlang")
     if path.suffix == ".pipeline":
         text = "\n".join(path.read_text(encoding="utf-8").splitlines()[1:])
         source = Source(str(path), text, pipeline=True)

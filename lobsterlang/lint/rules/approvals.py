@@ -14,7 +14,7 @@ from lobsterlang.lint.effects import (
     MODEL_COMMANDS,
     is_model_stage,
     is_model_unit,
-    shell_effect_match,
+    shell_effect,
     stage_side_effect,
 )
 from lobsterlang.lint.registry import rule
@@ -40,12 +40,14 @@ def gate_before(ctx: LintContext, unit: Unit) -> Unit | None:
 
 
 def effect_site(ctx: LintContext, unit: Unit) -> Span:
-    """Where the side effect of `unit` is written: the verb in its shell text, or the stage."""
+    """Where the side effect of `unit` is written: the acting command in its shell text (its first line), or the stage."""
     action = unit.action
     if isinstance(action, ir.ShellRun):
-        found = shell_effect_match(action.command.text)
+        found = shell_effect(action.command.text)
         if found:
-            return ctx.textmap.span(action.command, found.start(), found.end())
+            text = action.command.text
+            line_end = text.find("\n", found.start, found.end)
+            return ctx.textmap.span(action.command, found.start, found.end if line_end < 0 else line_end)
     for stage in stages(unit):
         if stage_side_effect(stage):
             return stage.span

@@ -11,15 +11,18 @@ from lobsterlang.diagnostics import Diagnostic, Severity
 from lobsterlang.lint.context import LintContext
 from lobsterlang.lint.registry import rule
 from lobsterlang.lint.rules.references import joined_text
-from lobsterlang.lint.shellquote import quote_state
+from lobsterlang.lint.shellparse import parse
 
 _SHELL_SPECIAL = re.compile(r"[\s;|&<>()$`*?\[\]'\"\\]")
 _PIPELINE_SPECIAL = re.compile(r"[\s'\"|]")
 _HINT = "lobsterlang substitutes args as data; run with `--raw-args` for the reference's raw text substitution, or rewrite"
 
 
-@rule("L309", "needs-raw-args", Severity.WARNING, "the file relies on raw `${arg}` text substitution (`--raw-args`)")
+@rule("L309", "needs-raw-args", Severity.WARNING, "the file relies on raw `${arg}` text substitution (`--raw-args`; target `lobsterlang`)")
 def needs_raw_args(ctx: LintContext) -> Iterator[Diagnostic]:
+    """Only for files written for lobsterlang: under the reference, raw substitution is what happens."""
+    if ctx.target != "lobsterlang":
+        return
     defaults = _string_defaults(ctx)
     shell_defaults = {name: value for name, value in defaults.items() if _SHELL_SPECIAL.search(value)}
     building = _may_build_references(ctx.shared(joined_text))
@@ -38,7 +41,7 @@ def needs_raw_args(ctx: LintContext) -> Iterator[Diagnostic]:
 
 def _may_build_references(text: str) -> bool:
     """Whether `text` may hold what `_reference_building` flags: true of every text where it finds something."""
-    return "$${" in text or "}." in text
+    return "$${" in text
 
 
 def _string_defaults(ctx: LintContext) -> dict[str, str]:
@@ -47,14 +50,14 @@ def _string_defaults(ctx: LintContext) -> dict[str, str]:
 
 
 def _reference_building(ctx: LintContext, template: ir.Template) -> Iterator[Diagnostic]:
-    """`$${x}.json` or `${x}.stdout`: the reference re-scans the substituted text for `$step` refs."""
+    """`$${x}.json`: the reference re-scans the substituted text, so `$` and the value make a `$step` ref.
+
+    `"${slug}.txt"` or `"${TMP_DB}.new"` build nothing: only a value that itself starts with `$`
+    would, and that is about the value, not the file.
+    """
     text = template.text
     for start, part in ctx.offsets(template):
-        if not isinstance(part, ir.ArgRef):
-            continue
-        end = start + len(part.name) + 3
-        before, after = text[start - 1 : start], text[end : end + 2]
-        if before == "$" or (after[:1] == "." and after[1:2].isalnum()):
+        if isinstance(part, ir.ArgRef) and text[start - 1 : start] == "$" and part.name in ctx.arg_names:
             message = f"`${{{part.name}}}` builds a `$step.field` reference; lobsterlang never reads arg values as references"
             yield ctx.diag("L309", part.span, message, _HINT)
 
@@ -62,11 +65,16 @@ def _reference_building(ctx: LintContext, template: ir.Template) -> Iterator[Dia
 def _shell_splitting(ctx: LintContext, command: ir.Template, defaults: dict[str, str]) -> Iterator[Diagnostic]:
     """Unquoted `${x}` whose default holds spaces or shell syntax: the author expects the shell to parse it.
 
-    `defaults` holds only such defaults.
+    Inside quotes, a heredoc, a comment or an assignment's value the shell splits nothing, and
+    both runtimes give the command the same text. `defaults` holds only such defaults.
     """
+    script = None
     for start, part in ctx.offsets(command):
         value = defaults.get(part.name) if isinstance(part, ir.ArgRef) else None
-        if value is None or quote_state(command.text, start) != "none":
+        if value is None:
+            continue
+        script = script or parse(command.text)
+        if script.context(start) != "code" or script.in_assignment(start):
             continue
         assert isinstance(part, ir.ArgRef)
         message = f"the default of `{part.name}` ({_show(value)}) is shell syntax, but lobsterlang passes it as one word"

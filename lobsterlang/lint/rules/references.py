@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from difflib import get_close_matches
 from functools import lru_cache
 
 from lobsterlang import ir
@@ -12,10 +11,13 @@ from lobsterlang.diagnostics import Diagnostic, Severity
 from lobsterlang.lint.context import LintContext
 from lobsterlang.lint.registry import rule
 from lobsterlang.lint.scope import is_shell_like_name, loop_vars, visible
+from lobsterlang.lint.shellparse import Context, jq_bindings, parse
 from lobsterlang.lint.walk import Unit
+from lobsterlang.suggest import closest
 
 _STRICT_FIELDS = frozenset({"stdin", "for_each", "when"})
-_LOBSTER_ENV_RE = re.compile(r"(?<![A-Za-z0-9_])(LOBSTER_[A-Z0-9_]*[A-Z0-9])")
+_LOBSTER_ENV_RE = re.compile(r"(?<![A-Za-z0-9_])(LOBSTER_[A-Za-z0-9_]*[A-Za-z0-9])")
+SHELL_FIELDS = frozenset({"run", "command"})
 RUNTIME_ENV = frozenset(
     {
         "LOBSTER_ARGS_JSON", "LOBSTER_SHELL", "LOBSTER_STATE_DIR", "LOBSTER_CACHE_DIR", "LOBSTER_RUN_STATE_KEY",
@@ -71,25 +73,47 @@ def resolved_refs(ctx: LintContext) -> tuple[Resolved, ...]:
     return tuple(found)
 
 
-def _unknown(ref: ir.StepRef, field: str) -> bool:
-    """Whether a reference that names no step is reported (`$HOME.txt` may be shell text)."""
-    return field in _STRICT_FIELDS or not is_shell_like_name(ref.step)
+def bound_names(unit: Unit) -> set[str]:
+    """Names that the unit's shell script or jq program binds itself (`for id in …`, `as $i`, `x=…`)."""
+    action = unit.action
+    if type(action) is ir.ShellRun:
+        return parse(action.command.text).bound
+    if type(action) is ir.PipelineRun:
+        return set(jq_bindings(action.template.text))
+    return set()
+
+
+def _reported(ctx: LintContext, unit: Unit, ref: ir.StepRef, field: str) -> bool:
+    """Whether a reference that names no step is reported.
+
+    In a whole value (`stdin:`, `when:`, `for_each:`) it fails the run. In text the reference
+    leaves it verbatim, so `$i.url` in a jq program or `$id.json` in a loop is the script's own
+    business: only a near-typo of an existing step id, not bound by the script, is a defect.
+    """
+    if field in _STRICT_FIELDS:
+        return True
+    if is_shell_like_name(ref.step) or not (_inner_only(ctx, ref) or closest(ref.step, ctx.by_id) is not None):
+        return False
+    return ref.step not in bound_names(unit)
+
+
+def _inner_only(ctx: LintContext, ref: ir.StepRef) -> bool:
+    return any(u.kind == "substep" for u in ctx.by_id.get(ref.step, ()))
 
 
 @rule("L101", "unknown-step-ref", Severity.ERROR, "a `$step.field` reference names a step that does not exist")
 def unknown_step_ref(ctx: LintContext) -> Iterator[Diagnostic]:
-    for _, ref, field, targets in ctx.shared(resolved_refs):
-        if targets is not None and not targets and _unknown(ref, field):
+    for unit, ref, field, targets in ctx.shared(resolved_refs):
+        if targets is not None and not targets and _reported(ctx, unit, ref, field):
             yield _unknown_ref(ctx, ref, field)
 
 
 def _unknown_ref(ctx: LintContext, ref: ir.StepRef, field: str) -> Diagnostic:
-    inner = [u for u in ctx.by_id.get(ref.step, ()) if u.kind == "substep"]
-    if inner:
+    if _inner_only(ctx, ref):
         hint = "for_each sub-step results exist only inside their loop; reference the loop step instead"
     else:
-        close = get_close_matches(ref.step, sorted({u.id for u in ctx.units}), n=1)
-        hint = f"did you mean `${close[0]}`?" if close else "reference an earlier step by its id"
+        close = closest(ref.step, ctx.by_id)
+        hint = f"did you mean `${close}`?" if close else "reference an earlier step by its id"
     effect = "fails at run time" if field in _STRICT_FIELDS else "is left in the text verbatim"
     return ctx.diag("L101", ref.span, f"unknown step `{ref.step}` in `{ref.text}` ({field}); the reference {effect}", hint)
 
@@ -153,14 +177,53 @@ def arg_refs(ctx: LintContext) -> tuple[ir.ArgRef, ...]:
     return tuple(found)
 
 
+def shell_arg_sites(ctx: LintContext) -> dict[int, tuple[str, int]]:
+    """For each `${…}` in shell text (by `id`): the text and the offset where it stands."""
+    found: dict[int, tuple[str, int]] = {}
+    for _, run in ctx.shell_runs:
+        for start, part in ctx.offsets(run.command):
+            if type(part) is ir.ArgRef:
+                found[id(part)] = (run.command.text, start)
+    return found
+
+
+def _shell_sees(ctx: LintContext, ref: ir.ArgRef) -> tuple[Context, bool] | None:
+    """Where the shell sees a `${…}` of shell text, and whether the script binds the name (None: not shell text)."""
+    site = ctx.shared(shell_arg_sites).get(id(ref))
+    if site is None:
+        return None
+    script = parse(site[0])
+    return script.context(site[1]), ref.name in script.bound
+
+
+def plausible_arg(ctx: LintContext, ref: ir.ArgRef) -> bool:
+    """Whether an undeclared `${name}` was meant as an arg.
+
+    Not: ALL_CAPS environment names (`${HOME}`, `${BRAVE_API_KEY}`, `${NUM-default}` in shell text),
+    positional parameters (`${1}`), names the script binds, and text the shell never expands (single quotes, quoted
+    heredocs, comments: a JavaScript template literal). A near-typo of a declared arg always is.
+    """
+    if closest(ref.name, ctx.arg_names) is not None:
+        return True
+    if ref.name.upper() == ref.name:
+        return False
+    where = _shell_sees(ctx, ref)
+    if where is not None and "-" in ref.name and ref.name.split("-", 1)[0].isupper():
+        return False  # `${NUM-unset}`: the shell's use-a-default expansion of NUM
+    return where is None or (not where[1] and where[0] not in _VERBATIM)
+
+
+_VERBATIM = frozenset({"single", "quoted-heredoc", "comment"})
+
+
 @rule("L105", "undeclared-arg", Severity.WARNING, "a `${arg}` that is not declared in `args`")
 def undeclared_arg(ctx: LintContext) -> Iterator[Diagnostic]:
     if ctx.workflow is None:
         return
     for ref in ctx.shared(arg_refs):
-        if ref.name not in ctx.arg_names:
-            close = get_close_matches(ref.name, sorted(ctx.arg_names), n=1)
-            hint = f"did you mean `${{{close[0]}}}`?" if close else f"declare it: `args: {{{ref.name}: {{default: ...}}}}`"
+        if ref.name not in ctx.arg_names and plausible_arg(ctx, ref):
+            close = closest(ref.name, ctx.arg_names)
+            hint = f"did you mean `${{{close}}}`?" if close else f"declare it: `args: {{{ref.name}: {{default: ...}}}}`"
             yield ctx.diag("L105", ref.span, f"`${{{ref.name}}}` is not declared in args; without a value it stays in the text verbatim", hint)
 
 

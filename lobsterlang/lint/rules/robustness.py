@@ -28,9 +28,16 @@ def duplicate_step_id(ctx: LintContext) -> Iterator[Diagnostic]:
     for step in ctx.steps:
         if isinstance(step.action, ir.ForEach):
             for name in loop_vars(step.action):
-                if name in outer:
+                if name in outer and _used_in_loop(ctx, step.action, name):
                     yield ctx.diag("L501", step.action.span, f"loop variable `{name}` of step `{step.id}` repeats a step id; "
                                    f"inside the loop `${name}` means the item", "set `item_var`/`index_var` to another name")
+
+
+def _used_in_loop(ctx: LintContext, loop: ir.ForEach, name: str) -> bool:
+    """Whether a sub-step of `loop` says `$name` (only then the loop variable hides the step)."""
+    return any(ref.step == name for unit in ctx.units if unit.loop is loop for ref, _ in unit.data_refs) or any(
+        type(node) is ir.StepRef and node.step == name for unit in ctx.units if unit.loop is loop for node in unit.condition_nodes
+    )
 
 
 def _json_type(value: Any) -> str:

@@ -3,28 +3,25 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 from lobsterlang import ir
 from lobsterlang.diagnostics import Diagnostic, Fix, Severity
 from lobsterlang.lint.context import LintContext
 from lobsterlang.lint.registry import rule
 from lobsterlang.lint.rules.references import env_arg_name
-from lobsterlang.lint.shellquote import QuoteState, quote_states, variable_for
+from lobsterlang.lint.shellparse import Command, Context, Script, Word, parse
 from lobsterlang.lint.textmap import part_offsets
 from lobsterlang.lint.walk import Unit
+from lobsterlang.record import replace
 from lobsterlang.span import Span
 
 SAFE_FIELDS = frozenset({"approved", "skipped", "error", "id"})
-_PIPE_TO_SHELL_RE = re.compile(
-    r"\b(?:curl|wget)\b[^|;&\n]*\|\s*(?:sudo\s+)?(?:/bin/|/usr/bin/)?(?:ba|z|da|k)?sh\b"
-    r"|(?:ba|z|da|k)?sh\s+<\(\s*(?:curl|wget)\b"
-    r"|\$\(\s*(?:curl|wget)\b[^)]*\)\s*\|\s*(?:ba|z|da|k)?sh\b"
-)
-_EVAL_RE = re.compile(r"(?:^|(?<=[\s;&|(`]))eval(?=\s)")
-_SH_C_RE = re.compile(r"(?<![\w/.-])(?:/bin/|/usr/bin/)?(?:ba|z|da|k)?sh\s+-c\s+([^\n]*)")
-_SH_C_START_RE = re.compile(r"sh\s+-c\s")
-"""Part of every match of `_SH_C_RE`; its literal start makes it quick to look for."""
+SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash"})
+_DOWNLOADER = re.compile(r"(?<![\w.-])(?:curl|wget)(?![\w.-])")
+_EVAL_HINT = re.compile(r"(?<![\w.-])eval(?![\w.-])")
+_SH_C_HINT = re.compile(r"(?<![\w.-])(?:ba|z|da|k|a)?sh\s+-\w*c")
+"""A shell name followed by a `-…c` flag: true of every text where L305 finds something."""
 
 
 def exec_stages(ctx: LintContext) -> list[ir.Stage]:
@@ -66,17 +63,21 @@ class _ArgNote:
 
     __slots__ = ("env", "fix_message", "hint", "message", "written")
 
-    def __init__(self, name: str, declared: bool) -> None:
+    def __init__(self, name: str) -> None:
         env = env_arg_name(name)
         self.written = "${" + name + "}"
-        self.env = "LOBSTER_ARG_" + env if env and declared else None  # what the fix reads instead (None: no fix)
-        self.message = f"`{self.written}` is pasted into the shell text raw: a value with quotes, `;` or `$(…)` runs as code"
+        self.env = "LOBSTER_ARG_" + env if env else None  # what the fix reads instead (None: no fix)
+        self.message = f"`{self.written}` is pasted into the shell text raw by the reference: a value with quotes, `;` or `$(…)` runs as code"
         self.hint = f'use the environment variable instead: "$LOBSTER_ARG_{env or "<NAME>"}"'
         self.fix_message = f"pass {name} through $LOBSTER_ARG_{env}"
 
 
-def _arg_fix(ctx: LintContext, note: _ArgNote, style: str, text: str, start: int, ref: ir.ArgRef, state: QuoteState) -> Fix | None:
-    """The fix that reads `note.env` instead of the `${arg}` at offset `start` of shell text `text`."""
+def _arg_fix(ctx: LintContext, note: _ArgNote, style: str, text: str, start: int, ref: ir.ArgRef, state: Context) -> Fix | None:
+    """The fix that reads `note.env` instead of the `${arg}` at offset `start` of shell text `text`.
+
+    Unquoted, the quoted variable is one word where raw text was split into words (and could
+    be a command name or several arguments): that fix changes what runs, so it is unsafe.
+    """
     assert note.env is not None
     end = start + len(note.written)
     replacement = variable_for(state, note.env, text[end : end + 1])
@@ -85,37 +86,82 @@ def _arg_fix(ctx: LintContext, note: _ArgNote, style: str, text: str, start: int
     written = note.written
     if style in _ESCAPING:
         written, replacement = _escape(written, style), _escape(replacement, style)
-    return ctx.replace(ref.span, written, replacement, note.fix_message)
+    fix = ctx.replace(ref.span, written, replacement, note.fix_message)
+    if fix is not None and state == "code":
+        fix = replace(fix, applicability="unsafe")
+    return fix
 
 
-@rule("L301", "raw-arg-in-shell", Severity.ERROR, "`${arg}` spliced into `run:`/`command:` shell text", fixable=True)
+def variable_for(state: Context, name: str, next_char: str = "") -> str:
+    """A reference to environment variable `name`, quoted for where it stands.
+
+    Inside double quotes `${NAME}` would read as a Lobster `${arg}`, so a following name
+    character is kept apart with an empty `""`; in an unquoted heredoc body quotes are text,
+    so there it is `${NAME}` (not an arg: the runtime leaves it to the shell).
+    """
+    joined = next_char.isalnum() or next_char == "_"
+    if state == "heredoc":
+        return "${" + name + "}" if joined else "$" + name
+    if state == "double":
+        return "$" + name + ('""' if joined else "")
+    if state == "single":
+        return "'\"$" + name + "\"'"
+    return '"$' + name + '"'
+
+
+_NOT_FIXABLE = frozenset({"comment", "quoted-heredoc"})
+"""Where no variable expands, so reading the environment variable instead would print its name."""
+
+
+@rule("L301", "raw-arg-in-shell", Severity.ERROR, "`${arg}` spliced into `run:`/`command:` shell text (target `reference`)", fixable=True)
 def raw_arg_in_shell(ctx: LintContext) -> Iterator[Diagnostic]:
+    """Only for files written for the reference: lobsterlang passes args to shells as data."""
+    if ctx.target != "reference":
+        return
     notes: dict[str, _ArgNote] = {}
     json_file = ctx.path.lower().endswith(".json")
     for _, run in ctx.shell_runs:
-        refs = [(start, part) for start, part in ctx.offsets(run.command) if type(part) is ir.ArgRef]
+        refs = [(start, part) for start, part in ctx.offsets(run.command) if type(part) is ir.ArgRef and part.name in ctx.arg_names]
         if not refs:
             continue
         style = _yaml_style(ctx, run, json_file)
         text = run.command.text
-        for (start, ref), state in zip(refs, quote_states(text, [start for start, _ in refs]), strict=True):
+        script = parse(text)
+        for start, ref in refs:
             note = notes.get(ref.name)
             if note is None:
-                note = notes[ref.name] = _ArgNote(ref.name, ref.name in ctx.arg_names)
-            fix = _arg_fix(ctx, note, style, text, start, ref, state) if note.env is not None else None
+                note = notes[ref.name] = _ArgNote(ref.name)
+            state = script.context(start)
+            fixable = note.env is not None and state not in _NOT_FIXABLE
+            fix = _arg_fix(ctx, note, style, text, start, ref, state) if fixable else None
             yield ctx.diag("L301", ref.span, note.message, note.hint, fix)
 
 
 @rule("L302", "step-output-in-shell", Severity.WARNING, "a step's output spliced into shell text")
 def step_output_in_shell(ctx: LintContext) -> Iterator[Diagnostic]:
     for unit, run in ctx.shell_runs:
-        for part in run.command.parts:
-            if type(part) is ir.StepRef and part.path[0] not in SAFE_FIELDS and _resolves(ctx, unit, part):
+        for start, part in ctx.offsets(run.command):
+            if type(part) is ir.StepRef and part.path[0] not in SAFE_FIELDS and _resolves(ctx, unit, part) and not _inert(run, start):
                 yield ctx.diag(
                     "L302", part.span,
                     f"`{part.text}` is pasted into the shell text raw: output containing quotes or `$(…)` runs as code",
                     f"pass it as data: `stdin: {part.text}`, or `env: {{VALUE: {part.text}}}` and use \"$VALUE\"",
                 )
+
+
+INTERPRETERS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "python", "python3", "node", "ruby", "perl", "php", "deno", "bun", "eval", "source"})
+"""Programs that run a heredoc body as code."""
+
+
+def _inert(run: ir.ShellRun, start: int) -> bool:
+    """Whether offset `start` is in a quoted heredoc (`<<'EOF'`) read as data: nothing there expands or runs."""
+    if "<<" not in run.command.text:
+        return False
+    heredoc = parse(run.command.text).heredoc_at(start)
+    if heredoc is None or not heredoc.quoted:
+        return False
+    reader = heredoc.command.program if heredoc.command is not None else ""
+    return reader not in INTERPRETERS and not reader.startswith("python")
 
 
 def _resolves(ctx: LintContext, unit: Unit, ref: ir.StepRef) -> bool:
@@ -141,80 +187,96 @@ def _all_shell_text(ctx: LintContext) -> str:
     return "\n".join(text for text, _, _ in ctx.shared(shell_texts))
 
 
-def _may_pipe_to_shell(text: str) -> bool:
-    return "curl" in text or "wget" in text
+Found = tuple[int, int, ir.Template | None, ir.Word | None]
+"""A finding in shell text: its offsets, and the template or `exec --shell` word it sits in."""
 
 
-def _may_eval(text: str) -> bool:
-    return "eval" in text
-
-
-def _may_sh_c(text: str) -> bool:
-    return "-c" in text and _SH_C_START_RE.search(text) is not None
-
-
-def _matches(ctx: LintContext, pattern: re.Pattern[str], may_match: Callable[[str], bool]) -> Iterator[tuple[re.Match[str], ir.Template | None, ir.Word | None]]:
-    """Every match of `pattern` in shell text; `may_match` is a quick test true of every text where it matches."""
-    if not may_match(ctx.shared(_all_shell_text)):
+def _scripts(ctx: LintContext, hint: re.Pattern[str]) -> Iterator[tuple[Script, ir.Template | None, ir.Word | None]]:
+    """The parse of each shell text where `hint` matches (a quick test true wherever the rule finds something)."""
+    if hint.search(ctx.shared(_all_shell_text)) is None:
         return
     for text, template, word in ctx.shared(shell_texts):
-        if may_match(text):
-            for found in pattern.finditer(text):
-                yield found, template, word
+        if hint.search(text) is not None:
+            yield parse(text), template, word
 
 
-def _span(ctx: LintContext, found: re.Match[str], template: ir.Template | None, word: ir.Word | None) -> Span:
+def _span(ctx: LintContext, start: int, end: int, template: ir.Template | None, word: ir.Word | None) -> Span:
     if template is not None:
-        return ctx.textmap.span(template, found.start(), found.end())
+        return ctx.textmap.span(template, start, end)
     assert word is not None
     return word.span
 
 
+def _downloads(text: str) -> bool:
+    return _DOWNLOADER.search(text) is not None
+
+
+def _piped_downloads(script: Script) -> Iterator[tuple[int, int]]:
+    """`curl … | sh` (a download earlier in the pipeline than a shell) and `sh <(curl …)`."""
+    for pipeline in script.pipelines:
+        first = next((c for c in pipeline if _downloads(script.text[c.start : c.end])), None)
+        if first is None:
+            continue
+        shell = next((c for c in pipeline if c.start > first.start and _runs_shell(c)), None)
+        if shell is not None:
+            yield first.start, shell.name_end if shell.program in SHELLS else shell.end
+    for command in script.commands:
+        if command.program in SHELLS and any(w.value.startswith("<(") and _downloads(w.value) for w in command.args):
+            yield command.start, command.end
+
+
+def _runs_shell(command: Command) -> bool:
+    """A shell reading its script from stdin (`sh`, `sudo bash -s`)."""
+    if command.program == "sudo":
+        return any(w.value.rsplit("/", 1)[-1] in SHELLS for w in command.args[:2])
+    return command.program in SHELLS and "-c" not in (w.value for w in command.args)
+
+
 @rule("L303", "pipe-to-shell", Severity.ERROR, "downloaded code piped into a shell (`curl … | sh`)")
 def pipe_to_shell(ctx: LintContext) -> Iterator[Diagnostic]:
-    for found, template, word in _matches(ctx, _PIPE_TO_SHELL_RE, _may_pipe_to_shell):
-        yield ctx.diag("L303", _span(ctx, found, template, word), "downloaded code is run by a shell without any check",
-                       "download to a file, verify its checksum or signature, then run it")
+    for script, template, word in _scripts(ctx, _DOWNLOADER):
+        for start, end in _piped_downloads(script):
+            yield ctx.diag("L303", _span(ctx, start, end, template, word), "downloaded code is run by a shell without any check",
+                           "download to a file, verify its checksum or signature, then run it")
 
 
 @rule("L304", "eval", Severity.WARNING, "`eval` in shell text")
 def shell_eval(ctx: LintContext) -> Iterator[Diagnostic]:
-    for found, template, word in _matches(ctx, _EVAL_RE, _may_eval):
-        yield ctx.diag("L304", _span(ctx, found, template, word), "`eval` runs its arguments as shell code",
-                       "run the command directly; pass data in quoted variables")
+    for script, template, word in _scripts(ctx, _EVAL_HINT):
+        for command in script.commands:
+            if command.name == "eval":
+                yield ctx.diag("L304", _span(ctx, command.start, command.name_end, template, word), "`eval` runs its arguments as shell code",
+                               "run the command directly; pass data in quoted variables")
 
 
-def command_word(text: str, start: int) -> tuple[int, int]:
-    """The extent of the shell word at `start` (a '…' or "…" string, or a bare word)."""
-    quote = text[start : start + 1]
-    if quote in ("'", '"'):
-        end = start + 1
-        while end < len(text) and text[end] != quote:
-            end += 2 if quote == '"' and text[end] == "\\" else 1
-        return start, min(end + 1, len(text))
-    end = start
-    while end < len(text) and not text[end].isspace() and text[end] not in ";&|":
-        end += 1
-    return start, end
+def _shell_c_word(command: Command) -> tuple[int, Word] | None:
+    """Where `sh -c WORD` starts (also behind `ssh host`, `sudo`, `env`…) and its command word."""
+    words = [Word(command.name, command.start, command.name_end, "word"), *command.args]
+    for index, word in enumerate(words[:-2]):
+        flag = words[index + 1].value
+        if word.value.rsplit("/", 1)[-1] in SHELLS and flag.startswith("-") and flag.endswith("c") and flag[1:].isalpha():
+            return word.start, words[index + 2]
+    return None
 
 
-def _interpolated(template: ir.Template | None, text: str, start: int) -> bool:
-    """Whether the `sh -c` command word at `start` is built from expansions or references."""
-    start, end = command_word(text, start)
-    if text[start : start + 1] != "'" and "$" in text[start:end]:
+def _interpolated(template: ir.Template | None, word: Word) -> bool:
+    """Whether an `sh -c` command word is built from expansions or Lobster references."""
+    if word.node_type != "raw_string" and "$" in word.value:
         return True
-    return template is not None and any(not isinstance(p, ir.Text) and start <= at < end for at, p in part_offsets(template))
+    return template is not None and any(not isinstance(p, ir.Text) and word.start <= at < word.end for at, p in part_offsets(template))
 
 
 @rule("L305", "sh-c-interpolation", Severity.WARNING, "`sh -c` with a command string built by interpolation")
 def sh_c_interpolation(ctx: LintContext) -> Iterator[Diagnostic]:
-    for found, template, word in _matches(ctx, _SH_C_RE, _may_sh_c):
-        if _interpolated(template, found.string, found.start(1)):
-            yield ctx.diag(
-                "L305", _span(ctx, found, template, word),
-                "`sh -c` re-parses a command string that was built by interpolation: interpolated values run as code",
-                "pass values as positional parameters: sh -c 'cmd \"$1\"' sh \"$VALUE\"",
-            )
+    for script, template, word in _scripts(ctx, _SH_C_HINT):
+        for command in script.commands:
+            found = _shell_c_word(command)
+            if found is not None and _interpolated(template, found[1]):
+                yield ctx.diag(
+                    "L305", _span(ctx, found[0], found[1].end, template, word),
+                    "`sh -c` re-parses a command string that was built by interpolation: interpolated values run as code",
+                    "pass values as positional parameters: sh -c 'cmd \"$1\"' sh \"$VALUE\"",
+                )
 
 
 @rule("L306", "exec-shell-from-data", Severity.ERROR, "`exec --shell` text built from an argument or step output")

@@ -1,0 +1,55 @@
+"""L311-L312: shell text that runs what is not a program, and `exec` words that reach a shell unannounced."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from lobsterlang import ir
+from lobsterlang.commands.specs import BY_NAME
+from lobsterlang.diagnostics import Diagnostic, Severity
+from lobsterlang.lint.context import LintContext
+from lobsterlang.lint.effects import positionals
+from lobsterlang.lint.registry import rule
+from lobsterlang.lint.rules.shell import exec_stages, shell_flag
+from lobsterlang.lint.shellparse import parse
+
+PIPELINE_ONLY = frozenset(name for name in BY_NAME if "." in name)
+"""Lobster pipeline commands that no shell can run (`llm_task.invoke`, `openclaw.invoke`, `gog.gmail.send`…).
+
+Undotted names (`head`, `sort`, `exec`, `json`) are also real programs, so they are never reported.
+"""
+_PIPELINE_ONLY_RE = re.compile("|".join(re.escape(name) for name in sorted(PIPELINE_ONLY)))
+
+
+@rule("L311", "pipeline-command-in-shell", Severity.ERROR, "a Lobster pipeline command run as a program in `run:`/`command:`")
+def pipeline_command_in_shell(ctx: LintContext) -> Iterator[Diagnostic]:
+    for _, run in ctx.shell_runs:
+        text = run.command.text
+        if _PIPELINE_ONLY_RE.search(text) is None:
+            continue
+        for command in parse(text).commands:
+            if command.name in PIPELINE_ONLY:
+                span = ctx.textmap.span(run.command, command.start, command.name_end)
+                yield ctx.diag(
+                    "L311", span, f"`{command.name}` is a Lobster pipeline command, not a program: the shell fails with `command not found`",
+                    f"write the step as `pipeline: {command.name} …` instead of `{run.key}:`",
+                )
+
+
+@rule("L312", "exec-implicit-shell", Severity.WARNING, "`exec` given one word with spaces and `${arg}`/`$step` references: a shell runs it")
+def exec_implicit_shell(ctx: LintContext) -> Iterator[Diagnostic]:
+    for stage in exec_stages(ctx):
+        if shell_flag(stage) is not None:
+            continue
+        words = positionals(stage)
+        if len(words) != 1 or " " not in words[0].value or words[0].template is None:
+            continue
+        ref = next((p for p in words[0].template.parts if isinstance(p, ir.ArgRef | ir.StepRef)), None)
+        if ref is not None:
+            shown = "${" + ref.name + "}" if isinstance(ref, ir.ArgRef) else ref.text
+            yield ctx.diag(
+                "L312", ref.span,
+                f"`exec` runs the single word `{words[0].value}` through `/bin/sh` (it has spaces); under the reference `{shown}` becomes shell code",
+                "split the command into words (`exec ls -la ${dir}`), or read the value from an environment variable with `--shell`",
+            )

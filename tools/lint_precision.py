@@ -1,0 +1,132 @@
+"""Compare `lobster lint` with the labelled corpus: `python tools/lint_precision.py [DIR]`.
+
+Each `NAME.expect` beside a workflow lists the findings it should produce (`LINE CODE [planted]`).
+A finding matches a label of the same code and line; unmatched findings are false positives,
+unmatched labels are misses. Prints total findings, findings per file, error-level false positives,
+precision, recall on planted defects, and a table by code. shellcheck (L310) is left out: its
+findings are shellcheck's, not ours.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from pathlib import Path
+
+from lobsterlang.lint import Config, Source, lint_sources
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "tests" / "lint" / "corpus_real"
+
+Label = tuple[int, str]
+
+
+def read_labels(path: Path) -> tuple[Counter[Label], Counter[Label]]:
+    """All labels of a workflow and its planted ones, as (line, code) counts."""
+    every: Counter[Label] = Counter()
+    planted: Counter[Label] = Counter()
+    for row in path.read_text(encoding="utf-8").splitlines():
+        fields = row.split()
+        if not fields or fields[0].startswith("#"):
+            continue
+        label = (int(fields[0]), fields[1])
+        every[label] += 1
+        if "planted" in fields[2:]:
+            planted[label] += 1
+    return every, planted
+
+
+class Tally:
+    """Counts over the corpus, overall and by code."""
+
+    def __init__(self) -> None:
+        self.files = 0
+        self.findings = 0
+        self.true = 0
+        self.error_fps: list[str] = []
+        self.planted = 0
+        self.planted_found = 0
+        self.by_code: dict[str, Counter[str]] = {}
+
+    def code(self, code: str) -> Counter[str]:
+        return self.by_code.setdefault(code, Counter())
+
+    def add_file(self, path: Path, found: list[tuple[Label, str, str]], expected: Counter[Label], planted: Counter[Label]) -> list[str]:
+        """Count one file; return its false positives and misses as lines to show."""
+        self.files += 1
+        remaining = expected.copy()
+        shown = []
+        for label, severity, message in found:
+            self.findings += 1
+            self.code(label[1])["found"] += 1
+            if remaining[label] > 0:
+                remaining[label] -= 1
+                self.true += 1
+                self.code(label[1])["true"] += 1
+                continue
+            self.code(label[1])["fp"] += 1
+            shown.append(f"  FP   {path.name}:{label[0]} {label[1]} ({severity}) {message}")
+            if severity == "error":
+                self.error_fps.append(shown[-1])
+        for label, count in planted.items():
+            self.planted += count
+            self.code(label[1])["planted"] += count
+            hit = min(count, expected[label] - remaining[label])
+            self.planted_found += hit
+            self.code(label[1])["planted_found"] += hit
+        for label, count in remaining.items():
+            shown += [f"  MISS {path.name}:{label[0]} {label[1]}"] * count
+            self.code(label[1])["missed"] += count
+        return shown
+
+    def report(self) -> str:
+        precision = self.true / self.findings if self.findings else 1.0
+        recall = self.planted_found / self.planted if self.planted else 1.0
+        lines = [
+            f"files: {self.files}",
+            f"total findings: {self.findings}",
+            f"findings per file: {self.findings / max(1, self.files):.2f}",
+            f"error-level false positives: {len(self.error_fps)}",
+            f"precision: {precision:.1%} ({self.true}/{self.findings})",
+            f"recall on planted defects: {recall:.1%} ({self.planted_found}/{self.planted})",
+            "",
+            "| code | found | true | false pos. | missed | planted found |",
+            "|---|---|---|---|---|---|",
+        ]
+        for code in sorted(self.by_code):
+            c = self.by_code[code]
+            lines.append(f"| {code} | {c['found']} | {c['true']} | {c['fp']} | {c['missed']} | {c['planted_found']}/{c['planted']} |")
+        return "\n".join(lines) + "\n"
+
+
+def config_for(target: str) -> Config:
+    """The default configuration without shellcheck, for `target` when the linter knows targets."""
+    fields = {"shellcheck": False}
+    if "target" in getattr(Config, "__annotations__", {}):
+        fields["target"] = target  # type: ignore[assignment]
+    return Config(**fields)  # type: ignore[arg-type]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("corpus", nargs="?", default=str(CORPUS))
+    parser.add_argument("--target", default="lobsterlang", choices=["lobsterlang", "reference"])
+    parser.add_argument("-v", "--verbose", action="store_true", help="list every false positive and miss")
+    args = parser.parse_args(argv)
+    paths = sorted(p for p in Path(args.corpus).iterdir() if p.name.endswith((".lobster", ".lobster.json")))
+    results = lint_sources([Source(str(p), p.read_bytes()) for p in paths], config_for(args.target))
+    tally = Tally()
+    details = []
+    for path, result in zip(paths, results, strict=True):
+        expected, planted = read_labels(path.with_name(path.name + ".expect"))
+        found = [((d.span.line, d.code), d.severity.value, d.message) for d in result.diagnostics]
+        details += tally.add_file(path, found, expected, planted)
+    if args.verbose:
+        sys.stdout.write("\n".join(details) + "\n\n")
+    sys.stdout.write(tally.report())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
