@@ -32,13 +32,20 @@ def allowed_distance(name: str) -> int:
 
 
 def closest(name: str, known: Iterable[str]) -> str | None:
-    """The known name nearest to `name` within `allowed_distance`, or None (ties: the first in sorted order)."""
+    """The known name nearest to `name` within `allowed_distance` (one edit more when both start with the
+    same four letters: `retries` → `retry`), or None (ties: the first in sorted order)."""
     limit = allowed_distance(name)
-    best, best_distance = None, limit + 1
+    best, best_distance = None, limit + 2
     for candidate in sorted(set(known)):
         if candidate == name:
             continue
-        distance = edit_distance(name.lower(), candidate.lower(), limit)
+        distance = edit_distance(name.lower(), candidate.lower(), limit + 1)
+        if distance > limit and not (limit and _same_stem(name, candidate)):
+            continue
         if distance < best_distance:
             best, best_distance = candidate, distance
-    return best
+    return best if best_distance <= limit + 1 else None
+
+
+def _same_stem(a: str, b: str) -> bool:
+    return len(a) >= 4 and len(b) >= 4 and a[:4].lower() == b[:4].lower()

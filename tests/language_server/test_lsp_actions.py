@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
+
 from lsprotocol import types
 
 from lobsterlang.diagnostics import Diagnostic, Edit, Fix, Severity
@@ -28,9 +31,14 @@ class UnsafeFix(Fix):
     applicability: str = "unsafe"
 
 
+_REFERENCE_TARGET = Path(tempfile.mkdtemp(prefix="lobster-lsp-actions-"))
+(_REFERENCE_TARGET / ".lobster.toml").write_text('[lint]\ntarget = "reference"\n', encoding="utf-8")
+"""A folder whose config lints for the reference runtime, where a raw `${who}` in shell text is L301."""
+
+
 def analysis_of(text: str) -> tuple[Documents, Analysis]:
     documents = Documents()
-    uri = "file:///tmp/flow.lobster"
+    uri = (_REFERENCE_TARGET / "flow.lobster").as_uri()
     documents.dirty.add(uri)
     return documents, documents.analysis(uri, text, 1)
 

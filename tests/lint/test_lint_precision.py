@@ -194,6 +194,8 @@ def test_step_description_is_accepted_and_far_keys_get_no_suggestion() -> None:
     assert diag.code == "W001" and diag.hint is not None and "did you mean" not in diag.hint
     result = lint_source(Source("f.lobster", text.replace("description: Fetch things", "retyr: 3")), LOBSTERLANG)
     assert [d.hint for d in result.diagnostics] == ["did you mean `retry`?"]
+    result = lint_source(Source("f.lobster", text.replace("description: Fetch things", "retries: 3")), LOBSTERLANG)
+    assert [d.hint for d in result.diagnostics] == ["did you mean `retry`?"]  # one edit more on a shared stem
 
 
 # 9. L107 keeps the whole name
