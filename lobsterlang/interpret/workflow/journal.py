@@ -39,41 +39,30 @@ def new_run_id() -> str:
     return "r" + secrets.token_hex(6)
 
 
-class Journal(Hooks):
-    """Appends a run's events to `<state dir>/runs/<run id>.jsonl`, each one fsynced."""
+class EventJournal(Hooks):
+    """A run's events, queued and written by `flush` (the backend decides where); `finish` forgets the run."""
 
-    def __init__(self, store: StateStore, run_id: str) -> None:
-        self.path = runs_dir(store) / f"{run_id}.jsonl"
+    def __init__(self, run_id: str) -> None:
         self.run_id = run_id
         self.pending: list[dict[str, Any]] = []
         self.written = False
-        self._fd: int | None = None
-
-    def open(self) -> None:
-        if self._fd is None:
-            directory = self.path.parent
-            directory.mkdir(parents=True, exist_ok=True)
-            with contextlib.suppress(OSError):
-                os.chmod(directory.parent, 0o700)
-                os.chmod(directory, 0o700)
-            self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
 
     def append(self, event: dict[str, Any]) -> None:
-        """Write one event line (after the queued ones) and fsync it."""
+        """Write one event (after the queued ones), durably."""
         self.pending.append(event)
         self.flush()
 
     def flush(self) -> None:
-        """Write the queued events and fsync."""
-        if not self.pending:
-            return
-        self.open()
-        assert self._fd is not None
-        text = "".join(json.dumps(to_json_data(e), ensure_ascii=False, separators=(",", ":")) + "\n" for e in self.pending)
-        self.pending = []
-        os.write(self._fd, text.encode("utf-8", "surrogatepass"))
-        os.fsync(self._fd)
-        self.written = True
+        """Write the queued events durably (sets `written` once anything was written)."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Write what is queued (an interrupted run keeps its completed steps) and let go of the run."""
+        raise NotImplementedError
+
+    def finish(self) -> None:
+        """The run is over (done, failed or cancelled): forget its events."""
+        raise NotImplementedError
 
     def start(self, path: str, args: dict[str, Any], workflow: ir.Workflow, digest: str | None, raw_args: bool) -> None:
         from lobsterlang.ir_codec import to_json
@@ -85,15 +74,50 @@ class Journal(Hooks):
         self.append({"event": "started", "index": index, "step": step.id})
 
     def step_done(self, index: int, step: ir.Step, results: dict[str, Record], last: str | None) -> None:
-        """Queue the step's records; they reach the disk with the next event, before anything else runs."""
+        """Queue the step's records; they are written with the next event, before anything else runs."""
         records = {k: v for k, v in results.items() if k == step.id or _is_branch(step, k)}
         self.pending.append({"event": "done", "index": index, "step": step.id, "records": records, "last": last})
 
     def halted(self, index: int, step: ir.Step, state_key: str, expires_at: str | None = None) -> None:
         self.append({"event": "halted", "index": index, "step": step.id, "stateKey": state_key, "expiresAt": expires_at})
 
+
+def event_line(event: dict[str, Any]) -> str:
+    """One event as a compact JSON line."""
+    return json.dumps(to_json_data(event), ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+class Journal(EventJournal):
+    """Appends a run's events to `<state dir>/runs/<run id>.jsonl`, each one fsynced."""
+
+    def __init__(self, store: StateStore, run_id: str) -> None:
+        super().__init__(run_id)
+        self.path = runs_dir(store) / f"{run_id}.jsonl"
+        self._fd: int | None = None
+
+    def open(self) -> None:
+        if self._fd is None:
+            directory = self.path.parent
+            directory.mkdir(parents=True, exist_ok=True)
+            with contextlib.suppress(OSError):
+                os.chmod(directory.parent, 0o700)
+                os.chmod(directory, 0o700)
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+
+    def flush(self) -> None:
+        """Write the queued events and fsync."""
+        if not self.pending:
+            return
+        self.open()
+        assert self._fd is not None
+        text = "".join(event_line(e) for e in self.pending)
+        self.pending = []
+        os.write(self._fd, text.encode("utf-8", "surrogatepass"))
+        os.fsync(self._fd)
+        self.written = True
+
     def close(self) -> None:
-        """Write what is queued (an interrupted run keeps its completed steps) and close the file."""
+        """Write what is queued and close the file."""
         if self.path.exists():
             self.flush()
         if self._fd is not None:
@@ -101,7 +125,7 @@ class Journal(Hooks):
             self._fd = None
 
     def finish(self) -> None:
-        """The run is over (done, failed or cancelled): remove its journal."""
+        """Remove the run's journal."""
         self.pending = []
         self.close()
         with contextlib.suppress(FileNotFoundError):
@@ -127,16 +151,21 @@ class RunLog:
 
 
 def read_journal(path: Path) -> RunLog | None:
-    """Replay a journal; None when it has no readable start event. A torn last line is ignored."""
+    """Replay a journal file; None when it has no readable start event. A torn last line is ignored."""
     events = []
     for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
         try:
             events.append(json.loads(line))
         except ValueError:
             continue
-    if not events or events[0].get("event") != "start":
+    return replay(path.stem, events)
+
+
+def replay(run_id: str, events: list[Any]) -> RunLog | None:
+    """Where a run stands after `events`; None when the first is not a `start` event."""
+    if not events or not isinstance(events[0], dict) or events[0].get("event") != "start":
         return None
-    log = RunLog(path.stem, events[0])
+    log = RunLog(run_id, events[0])
     for event in events[1:]:
         _apply(log, event)
     return log

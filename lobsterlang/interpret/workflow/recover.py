@@ -7,20 +7,20 @@ import sys
 from typing import Any
 
 from lobsterlang import ir
+from lobsterlang.interpret.backend import backend_of
 from lobsterlang.interpret.envelope import Envelope, error_envelope
 from lobsterlang.interpret.state import StateStore
 from lobsterlang.interpret.workflow.context import Frame, Options
 from lobsterlang.interpret.workflow.engine import Halt, Runner
 from lobsterlang.interpret.workflow.errors import WorkflowError, WorkflowUsageError
-from lobsterlang.interpret.workflow.journal import Journal, RunLog, read_journal, runs_dir
+from lobsterlang.interpret.workflow.journal import EventJournal, RunLog
 from lobsterlang.interpret.workflow.runs import drive
 from lobsterlang.interpret.workflow.session import RunInfo, file_digest, save_halt
 
 
 def load_run(store: StateStore, run_id: str) -> RunLog:
     """The journal of an unfinished run, or `Run <id> not found`."""
-    path = runs_dir(store) / f"{run_id}.jsonl"
-    log = read_journal(path) if run_id and "/" not in run_id and path.is_file() else None
+    log = backend_of(store).read_run(run_id)
     if log is None:
         raise WorkflowUsageError(f"Run {run_id} not found (finished, cancelled or never started)")
     return log
@@ -58,7 +58,7 @@ def _continue(log: RunLog, retry_step: bool, skip_step: bool, ctx: Any) -> Envel
     workflow = from_json(log.start["ir"])
     if not isinstance(workflow, ir.Workflow):
         raise WorkflowError("Invalid run journal")
-    journal = Journal(ctx.store, log.run_id)
+    journal = backend_of(ctx.store).journal(log.run_id)
     start = _start_index(log, workflow, journal, retry_step, skip_step)
     path = str(log.start.get("filePath"))
     if file_digest(path) != log.start.get("fileSha256"):
@@ -76,7 +76,7 @@ def _continue(log: RunLog, retry_step: bool, skip_step: bool, ctx: Any) -> Envel
     return drive(frame, opts, journal, info, start, log.last, fresh=True)
 
 
-def _start_index(log: RunLog, workflow: ir.Workflow, journal: Journal, retry_step: bool, skip_step: bool) -> int:
+def _start_index(log: RunLog, workflow: ir.Workflow, journal: EventJournal, retry_step: bool, skip_step: bool) -> int:
     if log.uncertain is None:
         return log.next_index
     index, step_id = log.uncertain
@@ -93,7 +93,7 @@ def _start_index(log: RunLog, workflow: ir.Workflow, journal: Journal, retry_ste
     )
 
 
-def _pending_gate(frame: Frame, opts: Options, journal: Journal, start: int) -> Halt | None:
+def _pending_gate(frame: Frame, opts: Options, journal: EventJournal, start: int) -> Halt | None:
     """An approval step that ran but whose halt was not recorded: issue its request again."""
     if start == 0 or start > len(frame.workflow.steps):
         return None
