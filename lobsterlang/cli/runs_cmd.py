@@ -8,9 +8,8 @@ from typing import Any
 
 import click
 
-from lobsterlang.interpret.backend import backend_of
+from lobsterlang.interpret.backend import backend_of, store_from_env
 from lobsterlang.interpret.gatestate import is_expired
-from lobsterlang.interpret.state import StateStore
 from lobsterlang.interpret.workflow.journal import RunLog
 
 
@@ -46,7 +45,7 @@ def runs_command(as_json: bool) -> None:
     was interrupted), or answer its gate with --approve yes|no / --response-json. A gate past
     its expiry is listed as `expired`: it can only be cancelled (--cancel).
     """
-    rows = [run_row(log) for log in backend_of(StateStore.from_env(os.environ)).list_runs()]
+    rows = [run_row(log) for log in backend_of(store_from_env(os.environ)).list_runs()]
     if as_json:
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
         return

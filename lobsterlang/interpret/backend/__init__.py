@@ -8,8 +8,10 @@ a backend whose state lives elsewhere subclasses it (`BackendStore`) and carries
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Protocol
 
+from lobsterlang.interpret.errors import UsageError
 from lobsterlang.interpret.state import StateStore
 from lobsterlang.interpret.workflow.journal import EventJournal, RunLog
 
@@ -50,3 +52,20 @@ def backend_of(store: StateStore) -> Backend:
     from lobsterlang.interpret.backend.files import FileBackend
 
     return FileBackend(store)
+
+
+BACKEND_ENV = "LOBSTER_BACKEND"
+_POSTGRES = ("postgresql://", "postgres://")
+
+
+def store_from_env(env: Mapping[str, str]) -> StateStore:
+    """The store `LOBSTER_BACKEND` names: a `postgresql://` URL, or (unset) the state directory."""
+    url = env.get(BACKEND_ENV, "").strip()
+    if not url:
+        return StateStore.from_env(env)
+    if url.startswith(_POSTGRES):
+        from lobsterlang.interpret.backend.postgres import PgStore
+
+        return PgStore(url)
+    raise UsageError(f"{BACKEND_ENV}={url.split('://')[0]}://…: unknown backend (hint: use postgresql://USER@HOST/DB, "
+                     "or leave it unset for the local state directory)")

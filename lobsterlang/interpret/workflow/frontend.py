@@ -8,10 +8,10 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from lobsterlang.interpret.backend import store_from_env
 from lobsterlang.interpret.envelope import Envelope, dump, error_envelope, ok_envelope
 from lobsterlang.interpret.errors import Cancelled, LobsterRunError
 from lobsterlang.interpret.process import Cancellation
-from lobsterlang.interpret.state import StateStore
 from lobsterlang.interpret.values import stringify
 from lobsterlang.interpret.workflow.context import Frame, Options, resolve_args
 from lobsterlang.interpret.workflow.errors import WorkflowError, WorkflowUsageError
@@ -95,7 +95,7 @@ def _run(path: str, args_json: str | None, console: Console, dry_run: bool, raw_
     env = dict(os.environ)
     opts = Options(
         mode=console.mode, raw_args=raw_args, interactive=not console.tool and stdin_is_tty(),
-        store=StateStore.from_env(env), cancel=cancel, err=console.err,
+        store=store_from_env(env), cancel=cancel, err=console.err,
     )
     frame = Frame(workflow, os.path.abspath(path), resolve_args(workflow, given), env, os.getcwd(), cancel,
                   (os.path.realpath(path),))
