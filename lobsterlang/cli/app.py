@@ -21,6 +21,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "doctor": "lobsterlang.cli.runtime_cmds:doctor_command",
     "tool": "lobsterlang.cli.runtime_cmds:tool_command",
     "mcp": "lobsterlang.cli.runtime_cmds:mcp_command",
+    "worker": "lobsterlang.cli.worker_cmd:worker_command",
 }
 """Command name → `module:attribute`. A command's imports cost nothing until it runs."""
 

@@ -6,7 +6,7 @@ import os
 import sys
 
 WORKFLOW_SUFFIXES = (".lobster", ".yaml", ".yml", ".json")
-_LEADING_FLAGS = ("--dry-run", "--raw-args")
+_LEADING_FLAGS = ("--dry-run", "--raw-args", "--detach")
 
 
 class RunArgs:
@@ -19,6 +19,8 @@ class RunArgs:
         self.dry_run = False
         self.raw_args = False
         self.approval_ttl: str | None = None
+        self.backend: str | None = None
+        self.detach = False
         self.words: list[str] = []
 
     @property
@@ -50,7 +52,7 @@ def parse_run_args(argv: list[str]) -> RunArgs:
 
 def _take(argv: list[str], index: int, parsed: RunArgs) -> int:
     word = argv[index]
-    for name in ("mode", "file", "args-json", "approval-ttl"):
+    for name in ("mode", "file", "args-json", "approval-ttl", "backend"):
         if word == f"--{name}":
             if index + 1 < len(argv):
                 _set(parsed, name, argv[index + 1])
@@ -72,6 +74,8 @@ def _set(parsed: RunArgs, name: str, value: str) -> None:
         parsed.file = value
     elif name == "approval-ttl":
         parsed.approval_ttl = value
+    elif name == "backend":
+        parsed.backend = value
     else:
         parsed.args_json = value
 
@@ -91,7 +95,13 @@ def run_main(argv: list[str]) -> int:
     problem = _approval_ttl_problem(parsed)
     if problem is not None:
         return problem
+    if parsed.backend:
+        os.environ["LOBSTER_BACKEND"] = parsed.backend
     path = parsed.workflow_file()
+    if parsed.detach:
+        from lobsterlang.interpret.backend.detach import detach_file
+
+        return detach_file(path or parsed.text, parsed.args_json, parsed.mode, parsed.raw_args)
     if path is not None:
         return _run_workflow(path, parsed)
     from lobsterlang.interpret.pipeline.frontend import run_pipeline_text

@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from lobsterlang.interpret.backend import backend_of, store_from_env
+from lobsterlang.interpret.errors import LobsterRunError
 from lobsterlang.interpret.gatestate import is_expired
 from lobsterlang.interpret.workflow.journal import RunLog
 
@@ -38,14 +39,19 @@ def _status(row: dict[str, Any]) -> str:
 
 @click.command("runs")
 @click.option("--json", "as_json", is_flag=True, help="Print the runs as a JSON array.")
-def runs_command(as_json: bool) -> None:
+@click.option("--backend", metavar="URL", help="List the runs in this database (postgresql://…; default $LOBSTER_BACKEND).")
+def runs_command(as_json: bool, backend: str | None) -> None:
     """List workflow runs that did not finish: id, workflow, last completed step, gate, start time.
 
     Continue one with `lobster resume --run ID` (add --retry-step or --skip-step when a step
     was interrupted), or answer its gate with --approve yes|no / --response-json. A gate past
     its expiry is listed as `expired`: it can only be cancelled (--cancel).
     """
-    rows = [run_row(log) for log in backend_of(store_from_env(os.environ)).list_runs()]
+    env = {**os.environ, "LOBSTER_BACKEND": backend} if backend else os.environ
+    try:
+        rows = [run_row(log) for log in backend_of(store_from_env(env)).list_runs()]
+    except LobsterRunError as exc:
+        raise click.UsageError(exc.message) from None
     if as_json:
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
         return

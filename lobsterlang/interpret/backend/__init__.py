@@ -28,6 +28,10 @@ class Backend(Protocol):
         """The journal to append run `run_id`'s events to."""
         ...
 
+    def hold(self, run_id: str) -> None:
+        """Hold run `run_id` for this process (until it exits); `WorkflowUsageError` when another holds it."""
+        ...
+
     def read_run(self, run_id: str) -> RunLog | None:
         """Run `run_id` replayed from its journal; None when it is finished or unknown."""
         ...

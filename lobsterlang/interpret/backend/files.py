@@ -17,6 +17,9 @@ class FileBackend:
     def journal(self, run_id: str) -> files.Journal:
         return files.Journal(self.store, run_id)
 
+    def hold(self, run_id: str) -> None:
+        """Nothing to take here: one machine's runs are serialised by the state directory's run locks."""
+
     def read_run(self, run_id: str) -> files.RunLog | None:
         path = files.runs_dir(self.store) / f"{run_id}.jsonl"
         if not run_id or "/" in run_id or not path.is_file():

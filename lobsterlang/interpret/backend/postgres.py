@@ -17,9 +17,11 @@ from typing import Any
 from lobsterlang.interpret.backend import BackendStore
 from lobsterlang.interpret.errors import ApprovalNotFound, StateNotFound, UsageError
 from lobsterlang.interpret.state import Claim, CorruptState, _process_alive, now_iso, random_hex
+from lobsterlang.interpret.workflow.errors import WorkflowUsageError
 from lobsterlang.interpret.workflow.journal import EventJournal, RunLog, event_line, replay
 
 SCHEMA_LOCK = 0x10B5_7E12
+RUN_LOCK = 0x10B5
 SCHEMA = """
 CREATE SCHEMA IF NOT EXISTS lobster;
 CREATE TABLE IF NOT EXISTS lobster.events (
@@ -99,6 +101,9 @@ class PgStore(BackendStore):
         super().__init__(redacted(url))
         self.url = url
         self.conn = connect(url)
+
+    def close(self) -> None:
+        self.conn.close()
 
     @property
     def backend(self) -> PgBackend:
@@ -183,10 +188,14 @@ class PgJournal(EventJournal):
     def __init__(self, store: PgStore, run_id: str) -> None:
         super().__init__(run_id)
         self.store = store
+        self.held = False
 
     def flush(self) -> None:
         if not self.pending:
             return
+        if not self.held:
+            self.store.backend.hold(self.run_id)
+            self.held = True
         rows = [(self.run_id, event_line(e)) for e in self.pending]
         self.pending = []
         with self.store.conn.cursor() as cur, self.store.conn.transaction():
@@ -219,6 +228,12 @@ class PgBackend:
     def has_run(self, run_id: str) -> bool:
         return self._store.conn.execute("SELECT 1 FROM lobster.events WHERE run_id = %s LIMIT 1",
                                         (run_id,)).fetchone() is not None
+
+    def hold(self, run_id: str) -> None:
+        """A session advisory lock on the run: released when this connection closes (or its process dies)."""
+        row = self._store.conn.execute("SELECT pg_try_advisory_lock(%s, hashtext(%s))", (RUN_LOCK, run_id)).fetchone()
+        if not row[0]:
+            raise WorkflowUsageError(f"Run {run_id} is being run by another process (a worker or a resume); try again later")
 
     def read_run(self, run_id: str) -> RunLog | None:
         rows = self._store.conn.execute("SELECT event FROM lobster.events WHERE run_id = %s ORDER BY seq",

@@ -20,7 +20,10 @@ from lobsterlang.interpret.workflow.session import RunInfo, file_digest, save_ha
 
 def load_run(store: StateStore, run_id: str) -> RunLog:
     """The journal of an unfinished run, or `Run <id> not found`."""
-    log = backend_of(store).read_run(run_id)
+    backend = backend_of(store)
+    if run_id and "/" not in run_id:
+        backend.hold(run_id)
+    log = backend.read_run(run_id)
     if log is None:
         raise WorkflowUsageError(f"Run {run_id} not found (finished, cancelled or never started)")
     return log
