@@ -69,13 +69,17 @@ def test_resume_by_token_and_by_approval_id_from_another_directory(machine: Path
 
 
 def test_an_uncertain_step_is_not_rerun_without_a_flag(machine: Path, capsys: Any) -> None:
-    backend = backend_of(store_from_env({"LOBSTER_BACKEND": _url()}))
+    store = store_from_env({"LOBSTER_BACKEND": _url()})
+    backend = backend_of(store)
     from lobsterlang.interpret.workflow.loader import load_workflow
 
     workflow, _ = load_workflow(str(machine / "gated.lobster"))
     journal = backend.journal("rdeadbeef0001")
     journal.start(str(machine / "gated.lobster"), {}, workflow, None, False)
-    journal.step_started(0, workflow.steps[0])  # the worker died here: `before` may or may not have run
+    journal.step_started(0, workflow.steps[0])  # the worker dies here: `before` may or may not have run
+    busy = _cli(capsys, "resume", "--run", "rdeadbeef0001")
+    assert not busy["ok"] and "being run by another process" in busy["error"]["message"]
+    store.close()  # type: ignore[attr-defined]  (the worker's connection is gone: its hold on the run ends)
     refused = _cli(capsys, "resume", "--run", "rdeadbeef0001")
     assert not refused["ok"] and "uncertain" in refused["error"]["message"] and _ledger(machine) == []
     halted = _cli(capsys, "resume", "--run", "rdeadbeef0001", "--skip-step")
