@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import secrets
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,15 +12,21 @@ import pytest
 
 
 @pytest.fixture(scope="session")
-def pg_root(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The URL of a Postgres started for this session (skipped without the `dbos` extra and pgserver)."""
+def pg_root() -> Iterator[str]:
+    """The URL of a Postgres started for this session (skipped without the `dbos` extra and pgserver).
+
+    Its data directory is directly under the temp dir: run as root, pgserver starts Postgres as
+    its own user, which must reach the directory (pytest's 0700 temp dirs would block it).
+    """
     pgserver = pytest.importorskip("pgserver")
     pytest.importorskip("psycopg")
-    server = pgserver.get_server(Path(tmp_path_factory.mktemp("pg")), cleanup_mode="stop")
+    data = Path(tempfile.mkdtemp(prefix="lobster-pg-"))
+    server = pgserver.get_server(data, cleanup_mode="stop")
     try:
         yield str(server.get_uri())
     finally:
         server.cleanup()
+        shutil.rmtree(data, ignore_errors=True)
 
 
 @pytest.fixture
