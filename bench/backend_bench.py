@@ -157,7 +157,7 @@ def main() -> None:
     import pgserver
 
     root = Path(tempfile.mkdtemp(prefix="lobster-bench-"))
-    server = pgserver.get_server(root / "pg", cleanup_mode="stop")
+    server = pgserver.get_server(root / "pg", cleanup_mode="stop")  # type: ignore[attr-defined]
     try:
         report = measure(str(server.get_uri()), root, options)
     finally:

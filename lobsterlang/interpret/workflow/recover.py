@@ -8,7 +8,7 @@ from typing import Any
 
 from lobsterlang import ir
 from lobsterlang.interpret.backend import backend_of
-from lobsterlang.interpret.envelope import Envelope, error_envelope
+from lobsterlang.interpret.envelope import Envelope, cancelled_envelope, error_envelope
 from lobsterlang.interpret.state import StateStore
 from lobsterlang.interpret.workflow.context import Frame, Options
 from lobsterlang.interpret.workflow.engine import Halt, Runner
@@ -36,6 +36,9 @@ def resume_run(run_id: str, decision: Any, retry_step: bool, skip_step: bool, ct
         log = load_run(store, run_id)
         if log.halted is not None:
             return _at_gate(log, decision, ctx)
+        if decision is not None and decision.cancel:
+            backend_of(store).journal(log.run_id).finish()  # nothing runs: the run is forgotten
+            return cancelled_envelope()
         return _continue(log, retry_step, skip_step, ctx)
     except WorkflowUsageError as exc:
         return error_envelope("parse_error", str(exc))
