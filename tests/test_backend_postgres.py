@@ -107,3 +107,17 @@ def _url() -> str:
     import os
 
     return os.environ["LOBSTER_BACKEND"]
+
+
+@pytest.mark.parametrize("argv", [["run", "--mode", "tool", "gated.lobster"], ["resume", "--id", "abcd1234", "--approve", "yes"]])
+def test_an_unreachable_database_is_a_clear_error_and_nothing_runs(argv: list[str], tmp_path: Path, capsys: Any,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("psycopg")
+    monkeypatch.setenv("LOBSTER_BACKEND", f"postgresql://lobster:secret@/none?host={tmp_path}/no-server")
+    monkeypatch.setenv("LEDGER", str(tmp_path / "ledger"))
+    (tmp_path / "gated.lobster").write_text(GATED)
+    monkeypatch.chdir(tmp_path)
+    code = main(argv)
+    envelope = json.loads(capsys.readouterr().out)
+    assert code == 2 and envelope["error"]["message"].startswith("Cannot connect to the backend postgresql://lobster:***@")
+    assert "secret" not in envelope["error"]["message"] and not (tmp_path / "ledger").exists()

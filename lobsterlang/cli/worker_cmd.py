@@ -23,7 +23,7 @@ def worker_command(backend: str | None, grace: int) -> None:
 
     try:
         url = backend_url(backend, os.environ)
+        os.environ["LOBSTER_BACKEND"] = url
+        serve(url, grace_s=grace)
     except LobsterRunError as exc:
         raise click.UsageError(exc.message) from None
-    os.environ["LOBSTER_BACKEND"] = url
-    serve(url, grace_s=grace)

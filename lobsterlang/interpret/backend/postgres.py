@@ -100,10 +100,19 @@ class PgStore(BackendStore):
     def __init__(self, url: str) -> None:
         super().__init__(redacted(url))
         self.url = url
-        self.conn = connect(url)
+        self._conn: Any = None
+
+    @property
+    def conn(self) -> Any:
+        """The connection, opened on first use (a command that never touches state never connects)."""
+        if self._conn is None:
+            self._conn = connect(self.url)
+        return self._conn
 
     def close(self) -> None:
-        self.conn.close()
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
 
     @property
     def backend(self) -> PgBackend:

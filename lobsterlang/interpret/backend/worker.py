@@ -82,6 +82,8 @@ def serve(url: str, stop: threading.Event | None = None, grace_s: int = 30) -> N
     """Execute queued runs until SIGTERM/SIGINT (or `stop`); in-flight runs get `grace_s` to finish."""
     from dbos import DBOS
 
+    conn = connect(url)  # a bad URL is a usage error before DBOS starts
+    conn.execute(WORKERS_TABLE)
     stop = stop or _stop_on_signals()
     executor_id = f"{socket.gethostname()}-{os.getpid()}"
     _register(url)
@@ -89,8 +91,6 @@ def serve(url: str, stop: threading.Event | None = None, grace_s: int = 30) -> N
                  "application_version": __version__, "log_level": os.environ.get("LOBSTER_WORKER_LOG", "WARNING")})
     DBOS.launch()
     DBOS.register_queue(QUEUE, worker_concurrency=1, polling_interval_sec=POLL_S)
-    conn = connect(url)
-    conn.execute(WORKERS_TABLE)
     try:
         while not stop.wait(HEARTBEAT_S):
             conn.execute("INSERT INTO lobster.workers (executor_id) VALUES (%s) "
