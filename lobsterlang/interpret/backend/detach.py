@@ -10,7 +10,7 @@ from lobsterlang.interpret.backend.postgres import PgStore
 from lobsterlang.interpret.backend.worker import backend_url, enqueue
 from lobsterlang.interpret.errors import LobsterRunError
 from lobsterlang.interpret.workflow.context import resolve_args
-from lobsterlang.interpret.workflow.errors import WorkflowError, WorkflowUsageError
+from lobsterlang.interpret.workflow.errors import WorkflowError
 from lobsterlang.interpret.workflow.frontend import Console, parse_args_json
 from lobsterlang.interpret.workflow.journal import new_run_id
 from lobsterlang.interpret.workflow.loader import check_path, load_workflow
@@ -22,12 +22,8 @@ def detach_file(path: str, args_json: str | None, mode: str, raw_args: bool) -> 
     console = Console("tool" if mode == "tool" else "human")
     try:
         run_id = _detach(path, args_json, raw_args)
-    except WorkflowUsageError as exc:
-        return console.error("parse_error", str(exc), 2)
-    except WorkflowError as exc:
-        return console.error("runtime_error", str(exc), 1)
-    except LobsterRunError as exc:
-        return console.error(exc.error_type, exc.message, exc.exit_code)
+    except (WorkflowError, LobsterRunError) as exc:
+        return console.failed(exc)
     if console.tool:
         console.out.write(json.dumps({"protocolVersion": 1, "ok": True, "status": "queued", "runId": run_id}) + "\n")
     else:

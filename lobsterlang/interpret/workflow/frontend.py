@@ -38,6 +38,16 @@ class Console:
             self.err.write(message + "\n" if kind == "parse_error" else f"Error: {message}\n")
         return code
 
+    def failed(self, exc: WorkflowError | LobsterRunError) -> int:
+        """Print what stopped a run: usage problems exit 2, a cancellation 130/143, the rest 1 or their own code."""
+        if isinstance(exc, Cancelled):
+            return self.error("runtime_error", exc.message, exc.exit_code)
+        if isinstance(exc, WorkflowUsageError):
+            return self.error("parse_error", str(exc), 2)
+        if isinstance(exc, WorkflowError):
+            return self.error("runtime_error", str(exc), 1)
+        return self.error(exc.error_type, exc.message, exc.exit_code)
+
     def result(self, envelope: Envelope) -> int:
         """Print a finished or halted run."""
         if self.tool:
@@ -78,14 +88,8 @@ def run_file(path: str, args_json: str | None, mode: str, dry_run: bool, raw_arg
     try:
         with cancel_on_signals(cancel):
             return _run(path, args_json, console, dry_run, raw_args, cancel)
-    except Cancelled as exc:
-        return console.error("runtime_error", exc.message, exc.exit_code)
-    except WorkflowUsageError as exc:
-        return console.error("parse_error", str(exc), 2)
-    except WorkflowError as exc:
-        return console.error("runtime_error", str(exc), 1)
-    except LobsterRunError as exc:
-        return console.error(exc.error_type, exc.message, exc.exit_code)
+    except (WorkflowError, LobsterRunError) as exc:
+        return console.failed(exc)
 
 
 def _run(path: str, args_json: str | None, console: Console, dry_run: bool, raw_args: bool, cancel: Cancellation) -> int:
