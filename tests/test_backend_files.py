@@ -48,3 +48,18 @@ def test_the_default_backend_is_the_state_directory(tmp_path: Path) -> None:
     backend = backend_of(store)
     assert isinstance(backend, FileBackend) and backend.store is store
     assert backend.read_run("../escape") is None and backend.read_run("") is None
+
+
+@pytest.mark.parametrize("flags", [["--dry-run", "--detach"], ["--detach", "--approval-ttl", "1h"]])
+def test_detach_never_queues_a_dry_run_nor_drops_an_option(flags: list[str], tmp_path: Path, capsys: Any,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LOBSTER_BACKEND", f"postgresql://nobody@/none?host={tmp_path}/no-server")
+    monkeypatch.setenv("LEDGER", str(tmp_path / "ledger"))
+    (tmp_path / "two.lobster").write_text(WORKFLOW)
+    code = main(["run", "--mode", "tool", *flags, str(tmp_path / "two.lobster")])
+    envelope = json.loads(capsys.readouterr().out)
+    if "--dry-run" in flags:
+        assert (code, envelope["ok"], envelope["output"]) == (0, True, [])
+    else:
+        assert code == 2 and "--approval-ttl does not travel" in envelope["error"]["message"]
+    assert not (tmp_path / "ledger").exists()

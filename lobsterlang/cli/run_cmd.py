@@ -98,10 +98,10 @@ def run_main(argv: list[str]) -> int:
     if parsed.backend:
         os.environ["LOBSTER_BACKEND"] = parsed.backend
     path = parsed.workflow_file()
-    if parsed.detach:
+    if parsed.detach and not parsed.dry_run:  # a dry run only prints the plan, detached or not
         from lobsterlang.interpret.backend.detach import detach_file
 
-        return detach_file(path or parsed.text, parsed.args_json, parsed.mode, parsed.raw_args)
+        return detach_file(path or parsed.text, parsed.args_json, parsed.mode, parsed.raw_args, parsed.approval_ttl)
     if path is not None:
         return _run_workflow(path, parsed)
     from lobsterlang.interpret.pipeline.frontend import run_pipeline_text

@@ -8,7 +8,7 @@ import os
 from lobsterlang.interpret.backend import store_from_env
 from lobsterlang.interpret.backend.postgres import PgStore
 from lobsterlang.interpret.backend.worker import backend_url, enqueue
-from lobsterlang.interpret.errors import LobsterRunError
+from lobsterlang.interpret.errors import LobsterRunError, UsageError
 from lobsterlang.interpret.workflow.context import resolve_args
 from lobsterlang.interpret.workflow.errors import WorkflowError
 from lobsterlang.interpret.workflow.frontend import Console, parse_args_json
@@ -17,10 +17,13 @@ from lobsterlang.interpret.workflow.loader import check_path, load_workflow
 from lobsterlang.interpret.workflow.session import file_digest
 
 
-def detach_file(path: str, args_json: str | None, mode: str, raw_args: bool) -> int:
+def detach_file(path: str, args_json: str | None, mode: str, raw_args: bool, approval_ttl: str | None = None) -> int:
     """Queue the workflow file at `path`; prints the run id (tool mode: `{"ok": true, "status": "queued", "runId": …}`)."""
     console = Console("tool" if mode == "tool" else "human")
     try:
+        if approval_ttl is not None:
+            raise UsageError("run --detach: --approval-ttl does not travel to the worker; "
+                             "set LOBSTER_APPROVAL_TTL in the workers' environment (or a step's expires_in)")
         run_id = _detach(path, args_json, raw_args)
     except (WorkflowError, LobsterRunError) as exc:
         return console.failed(exc)
