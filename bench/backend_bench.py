@@ -91,19 +91,24 @@ def inline(env: dict[str, str], path: Path, runs: int) -> float:
 
 def queued(env: dict[str, str], path: Path, runs: int) -> float:
     """Steps per second from the first enqueue to the last run finished on the running workers."""
+    started = time.perf_counter()
+    enqueue(env, path, [None] * runs)
+    wait(lambda: pending(env["LOBSTER_BACKEND"]) == 0, 600)
+    return runs * len(STEPS) / (time.perf_counter() - started)
+
+
+def enqueue(env: dict[str, str], path: Path, args: list[str | None]) -> None:
+    """`lobster run PATH --detach` once per args JSON, in this process (no start-up cost per run)."""
     from lobsterlang.interpret.backend.detach import detach_file
 
     os.environ.update(env)
-    started = time.perf_counter()
     with open(os.devnull, "w") as null:
         saved, sys.stdout = sys.stdout, null
         try:
-            for _ in range(runs):
-                assert detach_file(str(path), None, "tool", False) == 0
+            for given in args:
+                assert detach_file(str(path), given, "tool", False) == 0
         finally:
             sys.stdout = saved
-    wait(lambda: pending(env["LOBSTER_BACKEND"]) == 0, 600)
-    return runs * len(STEPS) / (time.perf_counter() - started)
 
 
 def approval_round_trip(env: dict[str, str], path: Path, trials: int) -> float:
@@ -126,8 +131,7 @@ def kill_trials(env: dict[str, str], root: Path, runs: int, trials: int) -> dict
     path = root / "ledgered.lobster"
     path.write_text(LEDGERED)
     procs = workers(env, 2, root)
-    for i in range(runs):
-        assert lobster(env, "run", "--mode", "tool", str(path), "--detach", "--args-json", json.dumps({"tag": f"t{i}"}))["ok"]
+    enqueue(env, path, [json.dumps({"tag": f"t{i}"}) for i in range(runs)])
     for _ in range(trials):
         time.sleep(rng.uniform(0.1, 1.5))
         victim = procs.pop(rng.randrange(len(procs)))
@@ -153,6 +157,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=40)
     parser.add_argument("--kill-runs", type=int, default=100)
     parser.add_argument("--kill-trials", type=int, default=20)
+    parser.add_argument("--kill-only", action="store_true", help="skip the throughput and latency figures")
     options = parser.parse_args()
     import pgserver
 
@@ -173,20 +178,27 @@ def measure(url: str, root: Path, options: argparse.Namespace) -> dict[str, Any]
     files.pop("LOBSTER_BACKEND", None)
     db = {**files, "LOBSTER_BACKEND": url}
     report: dict[str, Any] = {"cpus": os.cpu_count(), "runsPerFigure": options.runs}
-    report["file_inline_steps_per_s"] = inline(files, fast, options.runs)
-    report["postgres_inline_steps_per_s"] = inline(db, fast, options.runs)
+    if not options.kill_only:
+        throughput(report, files, db, fast, gated, root, runs)
+    if options.kill_trials:
+        report["kill"] = kill_trials(db, root, options.kill_runs, options.kill_trials)
+    return report
+
+
+def throughput(report: dict[str, Any], files: dict[str, str], db: dict[str, str], fast: Path, gated: Path, root: Path,
+               runs: int) -> None:
+    """Steps per second and per-step overhead, inline (one process per run) and on 1 and 2 warm workers."""
+    report["file_inline_steps_per_s"] = inline(files, fast, runs)
+    report["postgres_inline_steps_per_s"] = inline(db, fast, runs)
     for count in (1, 2):
         procs = workers(db, count, root)
-        report[f"postgres_{count}_worker_steps_per_s"] = queued(db, fast, options.runs)
+        report[f"postgres_{count}_worker_steps_per_s"] = queued(db, fast, runs)
         stop(procs)
     for name, steps in list(report.items()):
         if name.endswith("_steps_per_s"):
             report[name.replace("_steps_per_s", "_ms_per_step")] = 1000 / steps
     report["file_approval_round_trip_s"] = approval_round_trip(files, gated, 5)
     report["postgres_approval_round_trip_s"] = approval_round_trip(db, gated, 5)
-    if options.kill_trials:
-        report["kill"] = kill_trials(db, root, options.kill_runs, options.kill_trials)
-    return report
 
 
 if __name__ == "__main__":
