@@ -179,7 +179,7 @@ def measure(url: str, root: Path, options: argparse.Namespace) -> dict[str, Any]
     db = {**files, "LOBSTER_BACKEND": url}
     report: dict[str, Any] = {"cpus": os.cpu_count(), "runsPerFigure": options.runs}
     if not options.kill_only:
-        throughput(report, files, db, fast, gated, root, runs)
+        throughput(report, files, db, fast, gated, root, options.runs)
     if options.kill_trials:
         report["kill"] = kill_trials(db, root, options.kill_runs, options.kill_trials)
     return report
