@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -69,6 +70,16 @@ def workers_alive(url: str) -> int:
             return 0
 
 
+def running_on(url: str, pid: int) -> bool:
+    """Whether worker `pid` is executing a run now."""
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        row = conn.execute("SELECT count(*) FROM dbos.workflow_status WHERE status = 'PENDING' AND executor_id = %s",
+                           (f"{socket.gethostname()}-{pid}",)).fetchone()
+    return bool(row and row[0])
+
+
 def not_done(url: str) -> int:
     """DBOS workflows not finished: a killed worker's stay PENDING until another worker takes them over."""
     import psycopg
@@ -94,7 +105,8 @@ def test_two_workers_a_kill_and_an_approval_from_elsewhere(tmp_path: Path, pg_ur
             queued = lobster(env, "run", "--mode", "tool", str(tmp_path / "five.lobster"), "--detach",
                              "--args-json", json.dumps({"tag": tag}))
             assert json.loads(queued.stdout)["status"] == "queued", queued
-        wait_for(lambda: sum(ledger(tmp_path / "ledger").values()) >= 3, 60, "some steps")
+        wait_for(lambda: sum(ledger(tmp_path / "ledger").values()) >= 3 and running_on(pg_url, first.pid), 60,
+                 "the first worker to be in the middle of a run")
         first.send_signal(signal.SIGKILL)
         first.wait()
         wait_for(lambda: not_done(pg_url) == 0, 60, "the killed worker's runs to be taken over")
