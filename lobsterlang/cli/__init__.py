@@ -22,6 +22,8 @@ Usage:
   lobster run [--mode tool] FILE.lobster [--args-json J]  run a workflow file
   lobster resume --token T|--id ID --approve yes|no       continue after an approval (or --response-json, --cancel)
   lobster runs [--json]                                   list unfinished workflow runs (resume --run ID)
+  lobster worker [--backend URL]                          execute runs queued with run --backend URL --detach
+  lobster cancel RUN_ID [--backend URL]                   abandon an unfinished run without running a step
   lobster tool [--workspace DIR]                          answer one embedded tool request (JSON on stdin)
   lobster mcp [--workspace DIR]                           serve the tool call over MCP (stdio)
   lobster lsp                                             start the language server (stdio; the `lsp` extra)

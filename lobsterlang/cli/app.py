@@ -23,6 +23,8 @@ LAZY_COMMANDS: dict[str, str] = {
     "tool": "lobsterlang.cli.runtime_cmds:tool_command",
     "mcp": "lobsterlang.cli.runtime_cmds:mcp_command",
     "lsp": "lobsterlang.cli.lsp_cmd:lsp_command",
+    "worker": "lobsterlang.cli.worker_cmd:worker_command",
+    "cancel": "lobsterlang.cli.cancel_cmd:cancel_command",
 }
 """Command name → `module:attribute`. A command's imports cost nothing until it runs."""
 

@@ -11,6 +11,7 @@ _CANCEL_WORDS = {"true": True, "1": True, "yes": True, "y": True, "false": False
 _APPROVE_WORDS = {"yes": True, "y": True, "no": False, "n": False}
 _VALUE_FLAGS = {
     "--token": "token", "--id": "id", "--approve": "approve", "--decision": "approve", "--response-json": "response", "--run": "run",
+    "--backend": "backend",
 }
 _SWITCHES = {"--retry-step": "retry_step", "--skip-step": "skip_step", "--accept-unsigned-state": "accept_unsigned"}
 
@@ -27,12 +28,15 @@ class ResumeArgs:
         self.retry_step = self.skip_step = False
         self.accept_unsigned = False
         self.unknown: str | None = None
+        self.backend: str | None = None
 
     def env(self) -> dict[str, str]:
         """The environment the resume runs with (`--accept-unsigned-state` sets LOBSTER_ACCEPT_UNSIGNED_STATE=1)."""
         env = dict(os.environ)
         if self.accept_unsigned:
             env["LOBSTER_ACCEPT_UNSIGNED_STATE"] = "1"
+        if self.backend:
+            env["LOBSTER_BACKEND"] = self.backend
         return env
 
 

@@ -12,9 +12,9 @@ import sys
 from lobsterlang.cli.usage import USAGE_EXIT, did_you_mean, print_usage_error, workflow_path_problem
 from lobsterlang.compile import WORKFLOW_SUFFIXES
 
-RUN_USAGE = "[--mode human|tool] [--dry-run] [--raw-args] [--approval-ttl D] [--args-json JSON] ('<pipeline>' | FILE | --file FILE | -)"
-_VALUED = ("mode", "file", "args-json", "approval-ttl", "max-output-bytes")
-_OPTIONS = ("--mode", "--file", "--args-json", "--approval-ttl", "--max-output-bytes", "--dry-run", "--raw-args", "--help", "-h", "--")
+RUN_USAGE = "[--mode human|tool] [--dry-run] [--raw-args] [--approval-ttl D] [--backend URL [--detach]] [--args-json JSON] ('<pipeline>' | FILE | --file FILE | -)"
+_VALUED = ("mode", "file", "args-json", "approval-ttl", "max-output-bytes", "backend")
+_OPTIONS = ("--mode", "--file", "--args-json", "--approval-ttl", "--max-output-bytes", "--backend", "--dry-run", "--raw-args", "--detach", "--help", "-h", "--")
 _MODES = ("human", "tool")
 
 
@@ -34,6 +34,8 @@ class RunArgs:
         self.approval_ttl: str | None = None
         self.help = False
         self.max_output_bytes: str | None = None
+        self.backend: str | None = None
+        self.detach = False
         self.words: list[str] = []
 
     @property
@@ -77,7 +79,7 @@ def parse_run_args(argv: list[str]) -> RunArgs:
             parsed.words += argv[index + 1:]
             break
         index = _take(argv, index, parsed)
-    _trailing_raw_args(parsed)
+    _trailing_flags(parsed)
     return parsed
 
 
@@ -96,8 +98,8 @@ def _take(argv: list[str], index: int, parsed: RunArgs) -> int:
         parsed.help = True
     elif word == "--dry-run":
         parsed.dry_run = True
-    elif word == "--raw-args" and not parsed.words:
-        parsed.raw_args = True
+    elif word in _TRAILING_FLAGS and not parsed.words:
+        setattr(parsed, word[2:].replace("-", "_"), True)
     elif word.startswith("-") and word != "-" and not parsed.words:
         raise RunUsageError(f"No such option '{word}'.{did_you_mean(word.split('=', 1)[0], _OPTIONS)}")
     else:
@@ -116,15 +118,21 @@ def _set(parsed: RunArgs, name: str, value: str) -> None:
         parsed.approval_ttl = value
     elif name == "max-output-bytes":
         parsed.max_output_bytes = value
+    elif name == "backend":
+        parsed.backend = value
     else:
         parsed.args_json = value
 
 
-def _trailing_raw_args(parsed: RunArgs) -> None:
-    """`run FILE --raw-args` also works when FILE is a workflow file."""
-    rest = [w for w in parsed.words if w != "--raw-args"]
+_TRAILING_FLAGS = ("--raw-args", "--detach")
+
+
+def _trailing_flags(parsed: RunArgs) -> None:
+    """`run FILE --raw-args` and `run FILE --detach` also work when FILE is a workflow file."""
+    rest = [w for w in parsed.words if w not in _TRAILING_FLAGS]
     if len(rest) == 1 and rest != parsed.words and _looks_like_file(rest[0]):
-        parsed.raw_args = True
+        for flag in set(parsed.words) - set(rest):
+            setattr(parsed, flag[2:].replace("-", "_"), True)
         parsed.words = rest
 
 
@@ -158,7 +166,13 @@ def run_main(argv: list[str]) -> int:
 
 
 def _run_parsed(parsed: RunArgs) -> int:
+    if parsed.backend:
+        os.environ["LOBSTER_BACKEND"] = parsed.backend
     path = parsed.workflow_file()
+    if parsed.detach and not parsed.dry_run:  # a dry run only prints the plan, detached or not
+        from lobsterlang.interpret.backend.detach import detach_file
+
+        return detach_file(path or parsed.text, parsed.args_json, parsed.mode, parsed.raw_args, parsed.approval_ttl)
     if path is not None:
         return _run_workflow(path, parsed)
     from lobsterlang.interpret.pipeline.frontend import run_pipeline_text

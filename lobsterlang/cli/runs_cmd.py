@@ -8,13 +8,14 @@ from typing import Any
 
 import click
 
+from lobsterlang.interpret.backend import backend_of, store_from_env
+from lobsterlang.interpret.errors import LobsterRunError
 from lobsterlang.interpret.gatestate import is_expired
-from lobsterlang.interpret.state import StateStore
-from lobsterlang.interpret.workflow.journal import RunLog, list_runs
+from lobsterlang.interpret.workflow.journal import RunLog
 from lobsterlang.interpret.workflow.runlock import holder_pid
 
 
-def run_row(log: RunLog, pid: int | None) -> dict[str, Any]:
+def run_row(log: RunLog, pid: int | None = None) -> dict[str, Any]:
     """One unfinished run as plain data; `pid` is the live process running it, if any."""
     halted = log.halted or {}
     return {
@@ -43,7 +44,8 @@ def _status(row: dict[str, Any]) -> str:
 
 @click.command("runs")
 @click.option("--json", "as_json", is_flag=True, help="Print the runs as a JSON array.")
-def runs_command(as_json: bool) -> None:
+@click.option("--backend", metavar="URL", help="List the runs in this database (postgresql://…; default $LOBSTER_BACKEND).")
+def runs_command(as_json: bool, backend: str | None) -> None:
     """List workflow runs that did not finish: id, workflow, last completed step, status, start time.
 
     A run that a live process is still running shows as `running (pid N)`; it cannot be resumed
@@ -53,10 +55,14 @@ def runs_command(as_json: bool) -> None:
     was interrupted), or answer its gate with --approve yes|no / --response-json. A gate past
     its expiry is listed as `expired`: it can only be cancelled (--cancel).
     """
-    store = StateStore.from_env(os.environ)
-    problems: list[str] = []
-    rows = [run_row(log, holder_pid(store, log.run_id)) for log in list_runs(store, problems)]
-    for problem in problems:
+    env = {**os.environ, "LOBSTER_BACKEND": backend} if backend else os.environ
+    try:
+        store = store_from_env(env)
+        logs = backend_of(store).list_runs()
+    except LobsterRunError as exc:
+        raise click.UsageError(exc.message) from None
+    rows = [run_row(log, holder_pid(store, log.run_id)) for log in logs]
+    for problem in (p for log in logs for p in log.skipped):
         click.echo(f"warning: {problem}", err=True)
     if as_json:
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))

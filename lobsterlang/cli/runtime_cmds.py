@@ -37,6 +37,10 @@ def run_command(argv: tuple[str, ...]) -> int:
                            before the pipeline, or after FILE)
       --approval-ttl D     how long gates stay approvable (e.g. 1h, 7d; default
                            LOBSTER_APPROVAL_TTL or 7 days; a step's expires_in wins)
+      --backend URL        keep runs and gates in this database (postgresql://…;
+                           default LOBSTER_BACKEND, else the local state directory)
+      --detach             with --backend: queue the workflow file for `lobster worker`
+                           and print its run id
 
     \b
     Exit codes: 0 ok (also halted at an approval or input gate), 1 runtime error,
@@ -68,6 +72,7 @@ def resume_command(argv: tuple[str, ...]) -> int:
       --run RUN_ID         continue a workflow run from its journal (see `lobster runs`)
       --retry-step         with --run: re-run the step that was started but not recorded
       --skip-step          with --run: skip that step instead
+      --backend URL        the database the run lives in (default LOBSTER_BACKEND)
       --accept-unsigned-state  accept state without this directory's signature (written
                            by the reference CLI); also LOBSTER_ACCEPT_UNSIGNED_STATE=1
 

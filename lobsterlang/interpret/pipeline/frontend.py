@@ -8,17 +8,17 @@ from collections.abc import Mapping
 from typing import TextIO
 
 from lobsterlang import ir
+from lobsterlang.interpret.backend import store_from_env
 from lobsterlang.interpret.envelope import Envelope, dump, error_envelope
 from lobsterlang.interpret.errors import LobsterRunError, UsageError
 from lobsterlang.interpret.pipeline.runtime import Mode, PipelineResult, RunContext, describe_plan, lookup, run_pipeline
 from lobsterlang.interpret.signals import cancel_on_signals
-from lobsterlang.interpret.state import StateStore
 from lobsterlang.interpret.values import stringify
 
 
 def make_context(mode: Mode, env: Mapping[str, str] | None = None, cwd: str | None = None) -> RunContext:
     env = dict(os.environ if env is None else env)
-    return RunContext(env=env, cwd=cwd or os.getcwd(), mode=mode, store=StateStore.from_env(env))
+    return RunContext(env=env, cwd=cwd or os.getcwd(), mode=mode, store=store_from_env(env))
 
 
 def compile_text(text: str) -> ir.Pipeline:

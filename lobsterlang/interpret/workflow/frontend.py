@@ -8,10 +8,10 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from lobsterlang.interpret.backend import store_from_env
 from lobsterlang.interpret.envelope import Envelope, dump, error_envelope, ok_envelope
 from lobsterlang.interpret.errors import Cancelled, LobsterRunError
 from lobsterlang.interpret.process import Cancellation
-from lobsterlang.interpret.state import StateStore
 from lobsterlang.interpret.values import stringify
 from lobsterlang.interpret.workflow.context import Frame, Options, check_required_args, resolve_args
 from lobsterlang.interpret.workflow.errors import WorkflowError, WorkflowUsageError
@@ -39,6 +39,18 @@ class Console:
             if location is not None:
                 self.err.write(f"  {location}\n")
         return code
+
+    def failed(self, exc: WorkflowError | LobsterRunError) -> int:
+        """Print what stopped a run (and the step it stopped in): usage problems exit 2, a cancellation
+        130/143, the rest 1 or their own code."""
+        where = getattr(exc, "location", None)
+        if isinstance(exc, Cancelled):
+            return self.error("runtime_error", exc.message, exc.exit_code)
+        if isinstance(exc, WorkflowUsageError):
+            return self.error("parse_error", str(exc), 2, where)
+        if isinstance(exc, WorkflowError):
+            return self.error("runtime_error", str(exc), 1, where)
+        return self.error(exc.error_type, exc.message, exc.exit_code, where)
 
     def result(self, envelope: Envelope) -> int:
         """Print a finished or halted run."""
@@ -80,14 +92,8 @@ def run_file(path: str, args_json: str | None, mode: str, dry_run: bool, raw_arg
     try:
         with cancel_on_signals(cancel):
             return _run(path, args_json, console, dry_run, raw_args, cancel)
-    except Cancelled as exc:
-        return console.error("runtime_error", exc.message, exc.exit_code)
-    except WorkflowUsageError as exc:
-        return console.error("parse_error", str(exc), 2, getattr(exc, "location", None))
-    except WorkflowError as exc:
-        return console.error("runtime_error", str(exc), 1, getattr(exc, "location", None))
-    except LobsterRunError as exc:
-        return console.error(exc.error_type, exc.message, exc.exit_code, getattr(exc, "location", None))
+    except (WorkflowError, LobsterRunError) as exc:
+        return console.failed(exc)
 
 
 def _run(path: str, args_json: str | None, console: Console, dry_run: bool, raw_args: bool, cancel: Cancellation) -> int:
@@ -97,7 +103,7 @@ def _run(path: str, args_json: str | None, console: Console, dry_run: bool, raw_
     workflow, _ = load_workflow(path)
     opts = Options(
         mode=console.mode, raw_args=raw_args, interactive=not console.tool and stdin_is_tty(),
-        store=StateStore.from_env(env), cancel=cancel, err=console.err,
+        store=store_from_env(env), cancel=cancel, err=console.err,
     )
     args = resolve_args(workflow, given)
     check_required_args(workflow, args)

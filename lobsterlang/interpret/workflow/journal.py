@@ -40,14 +40,60 @@ def new_run_id() -> str:
     return "r" + secrets.token_hex(6)
 
 
-class Journal(Hooks):
-    """Appends a run's events to `<state dir>/runs/<run id>.jsonl`, each one fsynced."""
+class EventJournal(Hooks):
+    """A run's events, queued and written by `flush` (the backend decides where); `finish` forgets the run."""
 
-    def __init__(self, store: StateStore, run_id: str) -> None:
-        self.path = runs_dir(store) / f"{run_id}.jsonl"
+    def __init__(self, run_id: str) -> None:
         self.run_id = run_id
         self.pending: list[dict[str, Any]] = []
         self.written = False
+
+    def append(self, event: dict[str, Any]) -> None:
+        """Write one event (after the queued ones), durably."""
+        self.pending.append(event)
+        self.flush()
+
+    def flush(self) -> None:
+        """Write the queued events durably (sets `written` once anything was written)."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Write what is queued (an interrupted run keeps its completed steps) and let go of the run."""
+        raise NotImplementedError
+
+    def finish(self) -> None:
+        """The run is over (done, failed or cancelled): forget its events."""
+        raise NotImplementedError
+
+    def start(self, path: str, args: dict[str, Any], workflow: ir.Workflow, digest: str | None, raw_args: bool) -> None:
+        from lobsterlang.ir_codec import to_json
+
+        self.append({"event": "start", "runId": self.run_id, "filePath": path, "startedAt": now_iso(), "args": args,
+                     "fileSha256": digest, "rawArgs": raw_args, "ir": to_json(workflow)})
+
+    def step_started(self, index: int, step: ir.Step) -> None:
+        self.append({"event": "started", "index": index, "step": step.id})
+
+    def step_done(self, index: int, step: ir.Step, results: dict[str, Record], last: str | None) -> None:
+        """Queue the step's records; they are written with the next event, before anything else runs."""
+        records = {k: v for k, v in results.items() if k == step.id or _is_branch(step, k)}
+        self.pending.append({"event": "done", "index": index, "step": step.id, "records": records, "last": last})
+
+    def halted(self, index: int, step: ir.Step, state_key: str, expires_at: str | None = None) -> None:
+        self.append({"event": "halted", "index": index, "step": step.id, "stateKey": state_key, "expiresAt": expires_at})
+
+
+def event_line(event: dict[str, Any]) -> str:
+    """One event as a compact JSON line."""
+    return json.dumps(to_json_data(event), ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+class Journal(EventJournal):
+    """Appends a run's events to `<state dir>/runs/<run id>.jsonl`, each one fsynced."""
+
+    def __init__(self, store: StateStore, run_id: str) -> None:
+        super().__init__(run_id)
+        self.path = runs_dir(store) / f"{run_id}.jsonl"
         self._fd: int | None = None
 
     def open(self) -> None:
@@ -61,42 +107,20 @@ class Journal(Hooks):
             if _ends_torn(self._fd):  # a crash cut the last line: end it, so ours start on their own
                 os.write(self._fd, b"\n")
 
-    def append(self, event: dict[str, Any]) -> None:
-        """Write one event line (after the queued ones) and fsync it."""
-        self.pending.append(event)
-        self.flush()
-
     def flush(self) -> None:
         """Write the queued events and fsync."""
         if not self.pending:
             return
         self.open()
         assert self._fd is not None
-        text = "".join(json.dumps(to_json_data(e), ensure_ascii=False, separators=(",", ":")) + "\n" for e in self.pending)
+        text = "".join(event_line(e) for e in self.pending)
         self.pending = []
         os.write(self._fd, text.encode("utf-8", "surrogatepass"))
         os.fsync(self._fd)
         self.written = True
 
-    def start(self, path: str, args: dict[str, Any], workflow: ir.Workflow, digest: str | None, raw_args: bool) -> None:
-        from lobsterlang.ir_codec import to_json
-
-        self.append({"event": "start", "runId": self.run_id, "filePath": path, "startedAt": now_iso(), "args": args,
-                     "fileSha256": digest, "rawArgs": raw_args, "ir": to_json(workflow)})
-
-    def step_started(self, index: int, step: ir.Step) -> None:
-        self.append({"event": "started", "index": index, "step": step.id})
-
-    def step_done(self, index: int, step: ir.Step, results: dict[str, Record], last: str | None) -> None:
-        """Queue the step's records; they reach the disk with the next event, before anything else runs."""
-        records = {k: v for k, v in results.items() if k == step.id or _is_branch(step, k)}
-        self.pending.append({"event": "done", "index": index, "step": step.id, "records": records, "last": last})
-
-    def halted(self, index: int, step: ir.Step, state_key: str, expires_at: str | None = None) -> None:
-        self.append({"event": "halted", "index": index, "step": step.id, "stateKey": state_key, "expiresAt": expires_at})
-
     def close(self) -> None:
-        """Write what is queued (an interrupted run keeps its completed steps) and close the file."""
+        """Write what is queued and close the file."""
         if self.path.exists():
             self.flush()
         if self._fd is not None:
@@ -104,7 +128,7 @@ class Journal(Hooks):
             self._fd = None
 
     def finish(self) -> None:
-        """The run is over (done, failed or cancelled): remove its journal."""
+        """Remove the run's journal."""
         self.pending = []
         self.close()
         with contextlib.suppress(FileNotFoundError):
@@ -147,7 +171,7 @@ EVENT_FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
 
 
 def read_journal(path: Path) -> RunLog | None:
-    """Replay a journal; None when its first line is not a start event.
+    """Replay a journal file; None when its first line is not a start event.
 
     A torn line (a crash mid-write) or a foreign one (not an event of EVENT_FIELDS) is skipped
     and listed in `RunLog.skipped`, so one bad line never hides the run.
@@ -161,9 +185,14 @@ def read_journal(path: Path) -> RunLog | None:
             events.append(event)
         else:
             skipped.append(f"{path}:{number}: {event}; line skipped")
-    if not events or events[0]["event"] != "start":
+    return replay(path.stem, events, skipped)
+
+
+def replay(run_id: str, events: list[Any], skipped: list[str] | None = None) -> RunLog | None:
+    """Where a run stands after `events`; None when the first is not a `start` event."""
+    if not events or not isinstance(events[0], dict) or events[0].get("event") != "start":
         return None
-    log = RunLog(path.stem, events[0], skipped=skipped)
+    log = RunLog(run_id, events[0], skipped=skipped or [])
     for event in events[1:]:
         _apply(log, event)
     return log

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 from typing import Any
 
 from lobsterlang import ir
-from lobsterlang.interpret.envelope import Envelope, error_envelope
+from lobsterlang.interpret.backend import backend_of
+from lobsterlang.interpret.envelope import Envelope, cancelled_envelope, error_envelope
 from lobsterlang.interpret.state import StateStore
 from lobsterlang.interpret.workflow.context import Frame, Options
 from lobsterlang.interpret.workflow.engine import Halt, Runner
 from lobsterlang.interpret.workflow.errors import WorkflowError, WorkflowUsageError
-from lobsterlang.interpret.workflow.journal import Journal, RunLog, read_journal, runs_dir
+from lobsterlang.interpret.workflow.journal import EventJournal, RunLog
 from lobsterlang.interpret.workflow.runlock import hold_run
 from lobsterlang.interpret.workflow.runs import drive
 from lobsterlang.interpret.workflow.session import RunInfo, file_digest, save_halt
@@ -21,21 +21,16 @@ from lobsterlang.interpret.workflow.session import RunInfo, file_digest, save_ha
 
 def load_run(store: StateStore, run_id: str) -> RunLog:
     """The journal of an unfinished run, or `Run <id> not found`."""
-    path = _journal_path(store, run_id)
-    log = read_journal(path) if path is not None else None
+    backend = backend_of(store)
+    if run_id and "/" not in run_id:
+        backend.hold(run_id)
+    log = backend.read_run(run_id)
     if log is None:
         raise WorkflowUsageError(f"Run {run_id} not found (finished, cancelled or never started)")
     for problem in log.skipped:
         sys.stderr.write(f"warning: {problem}\n")
     return log
 
-
-def _journal_path(store: StateStore, run_id: str) -> Path | None:
-    """The journal of `run_id` when it is a plain name and the file exists."""
-    if not run_id or "/" in run_id or "\0" in run_id or run_id in (".", ".."):
-        return None
-    path = runs_dir(store) / f"{run_id}.jsonl"
-    return path if path.is_file() else None
 
 
 def resume_run(run_id: str, decision: Any, retry_step: bool, skip_step: bool, ctx: Any) -> Envelope:
@@ -46,12 +41,16 @@ def resume_run(run_id: str, decision: Any, retry_step: bool, skip_step: bool, ct
     """
     store: StateStore = ctx.store
     try:
-        if _journal_path(store, run_id) is None:
+        backend = backend_of(store)
+        if backend.read_run(run_id) is None:
             load_run(store, run_id)  # `Run … not found`, before any lock file is made
         with hold_run(store, run_id):
             log = load_run(store, run_id)
             if log.halted is not None:
                 return _at_gate(log, decision, ctx)
+            if decision is not None and decision.cancel:
+                backend.journal(log.run_id).finish()  # nothing runs: the run is forgotten
+                return cancelled_envelope()
             return _continue(log, retry_step, skip_step, ctx)
     except WorkflowUsageError as exc:
         return error_envelope("parse_error", str(exc))
@@ -77,7 +76,7 @@ def _continue(log: RunLog, retry_step: bool, skip_step: bool, ctx: Any) -> Envel
     workflow = from_json(log.start["ir"])
     if not isinstance(workflow, ir.Workflow):
         raise WorkflowError("Invalid run journal")
-    journal = Journal(ctx.store, log.run_id)
+    journal = backend_of(ctx.store).journal(log.run_id)
     start = _start_index(log, workflow, journal, retry_step, skip_step)
     path = str(log.start.get("filePath"))
     if file_digest(path) != log.start.get("fileSha256"):
@@ -95,7 +94,7 @@ def _continue(log: RunLog, retry_step: bool, skip_step: bool, ctx: Any) -> Envel
     return drive(frame, opts, journal, info, start, log.last, fresh=True)
 
 
-def _start_index(log: RunLog, workflow: ir.Workflow, journal: Journal, retry_step: bool, skip_step: bool) -> int:
+def _start_index(log: RunLog, workflow: ir.Workflow, journal: EventJournal, retry_step: bool, skip_step: bool) -> int:
     if log.uncertain is None:
         return log.next_index
     index, step_id = log.uncertain
@@ -112,7 +111,7 @@ def _start_index(log: RunLog, workflow: ir.Workflow, journal: Journal, retry_ste
     )
 
 
-def _pending_gate(frame: Frame, opts: Options, journal: Journal, start: int) -> Halt | None:
+def _pending_gate(frame: Frame, opts: Options, journal: EventJournal, start: int) -> Halt | None:
     """An approval step that ran but whose halt was not recorded: issue its request again."""
     if start == 0 or start > len(frame.workflow.steps):
         return None

@@ -9,6 +9,7 @@ from typing import Any
 
 from lobsterlang import ir
 from lobsterlang.interpret import gatestate
+from lobsterlang.interpret.backend import backend_of
 from lobsterlang.interpret.envelope import Envelope, cancelled_envelope, error_envelope, ok_envelope
 from lobsterlang.interpret.errors import Cancelled, LobsterRunError, StateNotFound
 from lobsterlang.interpret.state import Claim, StateStore
@@ -18,7 +19,7 @@ from lobsterlang.interpret.workflow.context import Frame, Options
 from lobsterlang.interpret.workflow.engine import Runner
 from lobsterlang.interpret.workflow.errors import StepTimeout, WorkflowError, WorkflowUsageError
 from lobsterlang.interpret.workflow.gates import check_approver, check_response
-from lobsterlang.interpret.workflow.journal import Journal, new_run_id, read_journal, runs_dir
+from lobsterlang.interpret.workflow.journal import EventJournal, new_run_id
 from lobsterlang.interpret.workflow.runlock import RunBusy, hold_run
 from lobsterlang.interpret.workflow.session import RunInfo, Stored, file_digest, read_state, save_halt
 
@@ -26,13 +27,13 @@ from lobsterlang.interpret.workflow.session import RunInfo, Stored, file_digest,
 def start_run(frame: Frame, opts: Options) -> Envelope:
     """Run a freshly loaded workflow from its first step, journaling every step."""
     info = RunInfo(new_run_id(), file_digest(frame.path), opts.raw_args)
-    journal = Journal(opts.store, info.run_id)
+    journal = backend_of(opts.store).journal(info.run_id)
     with hold_run(opts.store, info.run_id):
         journal.start(frame.path, frame.args, frame.workflow, info.digest, opts.raw_args)
         return drive(frame, opts, journal, info, 0, None, fresh=True)
 
 
-def drive(frame: Frame, opts: Options, journal: Journal, info: RunInfo, start: int, last: str | None,
+def drive(frame: Frame, opts: Options, journal: EventJournal, info: RunInfo, start: int, last: str | None,
           *, fresh: bool) -> Envelope:
     """Run from `start`; a halt writes resume state, the end of the run removes the journal."""
     opts.run_id = info.run_id
@@ -133,7 +134,7 @@ def resume(state_key: str, decision: Any, ctx: Any, token: TokenPayload | None =
 def _decide(stored: Stored, decision: Any, ctx: Any, claim: Claim, state_key: str, run_id: str) -> Envelope:
     if decision.cancel or decision.approve is False:
         _forget(ctx.store, claim, stored, state_key)
-        Journal(ctx.store, run_id).finish()
+        backend_of(ctx.store).journal(run_id).finish()
         return cancelled_envelope()
     return _continue(stored, decision, ctx, claim, state_key, run_id)
 
@@ -150,8 +151,7 @@ def _claim(store: StateStore, key: str, run_id: Any) -> Claim:
 
 def _waiting_at(store: StateStore, run_id: str, key: str) -> bool:
     """Whether run `run_id`'s journal still ends at the gate whose state is `key` (nothing ran since)."""
-    path = runs_dir(store) / f"{run_id}.jsonl"
-    log = read_journal(path) if "/" not in run_id and path.is_file() else None
+    log = backend_of(store).read_run(run_id)
     return log is not None and log.halted is not None and log.halted.get("stateKey") == key
 
 
@@ -182,14 +182,14 @@ def _continue(stored: Stored, decision: Any, ctx: Any, claim: Claim, state_key: 
                   (os.path.realpath(stored.path),), stored.results, spend if isinstance(spend, list) else [])
     opts = Options(mode="tool", raw_args=bool(stored.extra.get("rawArgs")), store=store, cancel=ctx.cancel)
     info = RunInfo(run_id, stored.extra.get("fileSha256"), opts.raw_args, (*_superseded(stored), state_key))
-    journal = Journal(store, run_id)
+    journal = backend_of(store).journal(run_id)
     last = stored.state.get("inputStepId") or last_with_record(stored.workflow, stored.results, stored.index)
     gate = stored.gate_id or ""
     journal.pending.append({"event": "resumed", "index": stored.index, "records": {gate: stored.results.get(gate)}, "last": last})
     return _drive_resumed(frame, opts, journal, info, stored, last, claim, state_key)
 
 
-def _drive_resumed(frame: Frame, opts: Options, journal: Journal, info: RunInfo, stored: Stored, last: str | None,
+def _drive_resumed(frame: Frame, opts: Options, journal: EventJournal, info: RunInfo, stored: Stored, last: str | None,
                    claim: Claim, state_key: str) -> Envelope:
     try:
         envelope = drive(frame, opts, journal, info, stored.index, last, fresh=False)

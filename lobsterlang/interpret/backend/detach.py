@@ -1,0 +1,54 @@
+"""`lobster run FILE --detach`: journal the run in the Postgres backend, queue it for a worker, print its id."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from lobsterlang.interpret.backend import store_from_env
+from lobsterlang.interpret.backend.postgres import PgStore
+from lobsterlang.interpret.backend.worker import backend_url, enqueue
+from lobsterlang.interpret.errors import LobsterRunError, UsageError
+from lobsterlang.interpret.workflow.context import resolve_args
+from lobsterlang.interpret.workflow.errors import WorkflowError
+from lobsterlang.interpret.workflow.frontend import Console, parse_args_json
+from lobsterlang.interpret.workflow.journal import new_run_id
+from lobsterlang.interpret.workflow.loader import check_path, load_workflow
+from lobsterlang.interpret.workflow.session import file_digest
+
+
+def detach_file(path: str, args_json: str | None, mode: str, raw_args: bool, approval_ttl: str | None = None) -> int:
+    """Queue the workflow file at `path`; prints the run id (tool mode: `{"ok": true, "status": "queued", "runId": …}`)."""
+    console = Console("tool" if mode == "tool" else "human")
+    try:
+        if approval_ttl is not None:
+            raise UsageError("run --detach: --approval-ttl does not travel to the worker; "
+                             "set LOBSTER_APPROVAL_TTL in the workers' environment (or a step's expires_in)")
+        run_id = _detach(path, args_json, raw_args)
+    except (WorkflowError, LobsterRunError) as exc:
+        return console.failed(exc)
+    if console.tool:
+        console.out.write(json.dumps({"protocolVersion": 1, "ok": True, "status": "queued", "runId": run_id}) + "\n")
+    else:
+        console.out.write(run_id + "\n")
+    return 0
+
+
+def _detach(path: str, args_json: str | None, raw_args: bool) -> str:
+    url = backend_url(None, os.environ)
+    given = parse_args_json(args_json)
+    check_path(path)
+    workflow, _ = load_workflow(path)
+    store = store_from_env({**os.environ, "LOBSTER_BACKEND": url})
+    assert isinstance(store, PgStore)
+    run_id = new_run_id()
+    journal = store.backend.journal(run_id)
+    journal.start(os.path.abspath(path), resolve_args(workflow, given), workflow, file_digest(path), raw_args)
+    try:
+        enqueue(url, run_id, os.getcwd())
+    except BaseException:
+        journal.finish()
+        raise
+    finally:
+        store.close()
+    return run_id

@@ -1,0 +1,32 @@
+"""The default backend: JSON-lines journals and gate state files under one state directory."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lobsterlang.interpret.state import StateStore
+from lobsterlang.interpret.workflow import journal as files
+
+
+@dataclass
+class FileBackend:
+    """Runs in `<state dir>/runs/<run id>.jsonl`, gate state in `<state dir>/*.json`."""
+
+    store: StateStore
+
+    def journal(self, run_id: str) -> files.Journal:
+        return files.Journal(self.store, run_id)
+
+    def hold(self, run_id: str) -> None:
+        """Nothing to take here: one machine's runs are serialised by the state directory's run locks."""
+
+    def read_run(self, run_id: str) -> files.RunLog | None:
+        if not run_id or "/" in run_id or "\0" in run_id or run_id in (".", ".."):
+            return None
+        path = files.runs_dir(self.store) / f"{run_id}.jsonl"
+        if not path.is_file():
+            return None
+        return files.read_journal(path)
+
+    def list_runs(self) -> list[files.RunLog]:
+        return files.list_runs(self.store)

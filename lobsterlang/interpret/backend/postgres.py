@@ -1,0 +1,258 @@
+"""The Postgres backend: run journals, gate state, approval ids and the signing key in one shared database.
+
+Every machine that points at the same database (`--backend postgresql://…` or `LOBSTER_BACKEND`)
+sees the same runs: a run halted on one machine resumes on another with the same signed token.
+A claim moves the state row into `claims` in one `DELETE … RETURNING`, so of N concurrent resumes
+of one gate exactly one gets it. Values are stored as the JSON text the file backend writes (never
+re-ordered), so seals and signatures verify the same way. Needs the `dbos` extra (psycopg).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+from typing import Any
+
+from lobsterlang.interpret.backend import BackendStore
+from lobsterlang.interpret.errors import ApprovalNotFound, StateNotFound, UsageError
+from lobsterlang.interpret.state import Claim, CorruptState, _process_alive, now_iso, random_hex
+from lobsterlang.interpret.workflow.errors import WorkflowUsageError
+from lobsterlang.interpret.workflow.journal import EventJournal, RunLog, event_line, replay
+
+SCHEMA_LOCK = 0x10B5_7E12
+RUN_LOCK = 0x10B5
+SCHEMA = """
+CREATE SCHEMA IF NOT EXISTS lobster;
+CREATE TABLE IF NOT EXISTS lobster.events (
+    seq bigserial PRIMARY KEY, run_id text NOT NULL, event text NOT NULL);
+CREATE INDEX IF NOT EXISTS events_by_run ON lobster.events (run_id, seq);
+CREATE TABLE IF NOT EXISTS lobster.state (key text PRIMARY KEY, value text NOT NULL);
+CREATE TABLE IF NOT EXISTS lobster.claims (
+    id text PRIMARY KEY, key text NOT NULL, value text NOT NULL, owner text NOT NULL,
+    claimed_at timestamptz NOT NULL DEFAULT now());
+CREATE TABLE IF NOT EXISTS lobster.approvals (
+    id text PRIMARY KEY, state_key text NOT NULL, token text, created_at text NOT NULL);
+CREATE TABLE IF NOT EXISTS lobster.signing_key (one int PRIMARY KEY CHECK (one = 1), key text NOT NULL);
+"""
+
+
+def redacted(url: str) -> str:
+    """`url` without its password (for messages)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+def connect(url: str) -> Any:
+    """An autocommit connection with the schema in place (created once, under an advisory lock)."""
+    try:
+        import psycopg
+    except ImportError:
+        raise UsageError("The Postgres backend needs the dbos extra: pip install 'lobsterlang[dbos]'") from None
+    try:
+        conn = psycopg.connect(url, autocommit=True, connect_timeout=10)
+    except psycopg.Error as exc:
+        raise UsageError(f"Cannot connect to the backend {redacted(url)}: {str(exc).strip()}") from None
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
+        conn.execute(SCHEMA)
+    return conn
+
+
+def _owner() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _loads(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise CorruptState(f"stored value is not JSON: {exc}") from None
+
+
+class PgClaim(Claim):
+    """A state row moved to `lobster.claims`: release deletes it, put_back returns it (never over a newer one)."""
+
+    def __init__(self, store: PgStore, claim_id: str, key: str, value: Any, problem: str | None) -> None:
+        super().__init__(claim_id, value, key, problem)
+        self.store = store
+
+    def release(self) -> None:
+        self.store.conn.execute("DELETE FROM lobster.claims WHERE id = %s", (self.path,))
+
+    def put_back(self) -> None:
+        with self.store.conn.transaction():
+            row = self.store.conn.execute("DELETE FROM lobster.claims WHERE id = %s RETURNING key, value",
+                                          (self.path,)).fetchone()
+            if row is not None:
+                self.store.conn.execute("INSERT INTO lobster.state (key, value) VALUES (%s, %s) ON CONFLICT DO NOTHING",
+                                        row)
+
+
+class PgStore(BackendStore):
+    """Gate state in Postgres; `root` names the database (password hidden) in messages."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(redacted(url))
+        self.url = url
+        self._conn: Any = None
+
+    @property
+    def conn(self) -> Any:
+        """The connection, opened on first use (a command that never touches state never connects)."""
+        if self._conn is None:
+            self._conn = connect(self.url)
+        return self._conn
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    @property
+    def backend(self) -> PgBackend:
+        return PgBackend(self)
+
+    def read(self, key: str, default: Any = None) -> Any:
+        row = self.conn.execute("SELECT value FROM lobster.state WHERE key = %s", (key,)).fetchone()
+        return default if row is None else _loads(row[0])
+
+    def write(self, key: str, value: Any) -> None:
+        text = json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+        self.conn.execute("INSERT INTO lobster.state (key, value) VALUES (%s, %s) "
+                          "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value", (key, text))
+
+    def delete(self, key: str) -> bool:
+        return bool(self.conn.execute("DELETE FROM lobster.state WHERE key = %s", (key,)).rowcount)
+
+    def ensure_dir(self) -> None:
+        """Nothing to create: the schema exists once connected."""
+
+    def claim(self, key: str, missing_message: str = "Pipeline resume state not found") -> Claim:
+        claim_id = f"{key}.claimed-{random_hex(8)}"
+        with self.conn.transaction():
+            row = self.conn.execute("DELETE FROM lobster.state WHERE key = %s RETURNING value", (key,)).fetchone()
+            if row is None:
+                raise StateNotFound(missing_message)
+            self.conn.execute("INSERT INTO lobster.claims (id, key, value, owner) VALUES (%s, %s, %s, %s)",
+                              (claim_id, key, row[0], _owner()))
+        try:
+            return PgClaim(self, claim_id, key, _loads(row[0]), None)
+        except CorruptState as exc:
+            return PgClaim(self, claim_id, key, None, str(exc))
+
+    def recover_abandoned_claim(self, key: str) -> bool:
+        """Put back a claim of `key` whose owner on this host has died (another host's claims are left alone)."""
+        host = socket.gethostname()
+        rows = self.conn.execute("SELECT id, owner FROM lobster.claims WHERE key = %s", (key,)).fetchall()
+        for claim_id, owner in rows:
+            name, _, pid = str(owner).rpartition(":")
+            if name == host and pid.isdigit() and not _process_alive(int(pid)):
+                PgClaim(self, claim_id, key, None, None).put_back()
+                return self.read(key) is not None
+        return False
+
+    def secret_key(self) -> bytes:
+        """The database's signing key, created once (every machine of this database shares it)."""
+        self.conn.execute("INSERT INTO lobster.signing_key (one, key) VALUES (1, %s) ON CONFLICT DO NOTHING",
+                          (random_hex(32),))
+        row = self.conn.execute("SELECT key FROM lobster.signing_key WHERE one = 1").fetchone()
+        try:
+            key = bytes.fromhex(str(row[0]))
+        except (TypeError, ValueError):
+            key = b""
+        if len(key) != 32:
+            raise CorruptState("lobster.signing_key is not 64 hex characters")
+        return key
+
+    def new_approval_id(self, state_key: str, token: str) -> str | None:
+        for _ in range(16):
+            approval_id = random_hex(4)
+            inserted = self.conn.execute(
+                "INSERT INTO lobster.approvals (id, state_key, token, created_at) VALUES (%s, %s, %s, %s) "
+                "ON CONFLICT DO NOTHING", (approval_id, state_key, token, now_iso())).rowcount
+            if inserted:
+                return approval_id
+        return None
+
+    def approval_index(self, approval_id: str) -> tuple[str, str | None]:
+        clean = "".join(c for c in approval_id if c in "0123456789abcdef")
+        row = self.conn.execute("SELECT state_key, token FROM lobster.approvals WHERE id = %s", (clean,)).fetchone()
+        if row is None:
+            raise ApprovalNotFound(approval_id)
+        return str(row[0]), row[1]
+
+    def delete_approval_ids(self, state_key: str) -> None:
+        self.conn.execute("DELETE FROM lobster.approvals WHERE state_key = %s", (state_key,))
+
+
+class PgJournal(EventJournal):
+    """Appends a run's events to `lobster.events`, each batch in one committed transaction."""
+
+    def __init__(self, store: PgStore, run_id: str) -> None:
+        super().__init__(run_id)
+        self.store = store
+        self.held = False
+
+    def flush(self) -> None:
+        if not self.pending:
+            return
+        if not self.held:
+            self.store.backend.hold(self.run_id)
+            self.held = True
+        rows = [(self.run_id, event_line(e)) for e in self.pending]
+        self.pending = []
+        with self.store.conn.cursor() as cur, self.store.conn.transaction():
+            cur.executemany("INSERT INTO lobster.events (run_id, event) VALUES (%s, %s)", rows)
+        self.written = True
+
+    def close(self) -> None:
+        """Write what is queued, when the run has a journal (an interrupted run keeps its completed steps)."""
+        if self.written or self.store.backend.has_run(self.run_id):
+            self.flush()
+
+    def finish(self) -> None:
+        self.pending = []
+        self.store.conn.execute("DELETE FROM lobster.events WHERE run_id = %s", (self.run_id,))
+
+
+class PgBackend:
+    """Runs and gate state in one Postgres database."""
+
+    def __init__(self, store: PgStore) -> None:
+        self._store = store
+
+    @property
+    def store(self) -> PgStore:
+        return self._store
+
+    def journal(self, run_id: str) -> PgJournal:
+        return PgJournal(self._store, run_id)
+
+    def has_run(self, run_id: str) -> bool:
+        return self._store.conn.execute("SELECT 1 FROM lobster.events WHERE run_id = %s LIMIT 1",
+                                        (run_id,)).fetchone() is not None
+
+    def hold(self, run_id: str) -> None:
+        """A session advisory lock on the run: released when this connection closes (or its process dies)."""
+        row = self._store.conn.execute("SELECT pg_try_advisory_lock(%s, hashtext(%s))", (RUN_LOCK, run_id)).fetchone()
+        if not row[0]:
+            raise WorkflowUsageError(f"Run {run_id} is being run by another process (a worker or a resume); try again later")
+
+    def read_run(self, run_id: str) -> RunLog | None:
+        rows = self._store.conn.execute("SELECT event FROM lobster.events WHERE run_id = %s ORDER BY seq",
+                                        (run_id,)).fetchall()
+        return replay(run_id, [_loads(r[0]) for r in rows])
+
+    def list_runs(self) -> list[RunLog]:
+        rows = self._store.conn.execute("SELECT run_id, event FROM lobster.events ORDER BY seq").fetchall()
+        events: dict[str, list[Any]] = {}
+        for run_id, text in rows:
+            events.setdefault(run_id, []).append(_loads(text))
+        logs = [log for run_id, evs in events.items() if (log := replay(run_id, evs)) is not None]
+        return sorted(logs, key=lambda log: str(log.start.get("startedAt")))

@@ -1,0 +1,125 @@
+"""Queued runs on DBOS Transact: `lobster run --detach` enqueues, `lobster worker` executes, a dead worker's runs move on.
+
+A detached run is journaled (its `start` event, with the IR) in the Postgres backend before it is
+enqueued on the DBOS queue `lobster_runs`; the DBOS workflow `lobster_run` continues it from its
+journal with one DBOS step, so a step whose result was recorded never runs again and a step that
+started without recording its end is refused (the run waits for `resume --run ID --retry-step`
+or `--skip-step`), exactly as with the file journal. Each worker is a DBOS executor with its own
+id and a heartbeat row; a worker that sees another's heartbeat older than `LEASE_S` takes its
+row (one taker) and asks DBOS to re-enqueue that executor's pending workflows.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+from lobsterlang import __version__
+from lobsterlang.interpret.backend import BACKEND_ENV
+from lobsterlang.interpret.backend.postgres import PgStore, connect, redacted
+from lobsterlang.interpret.errors import UsageError
+
+QUEUE = "lobster_runs"
+WORKFLOW = "lobster_run"
+APP = "lobster"
+HEARTBEAT_S = 1.0
+LEASE_S = 5.0
+POLL_S = 0.2
+WORKERS_TABLE = """
+CREATE TABLE IF NOT EXISTS lobster.workers (executor_id text PRIMARY KEY, seen_at timestamptz NOT NULL DEFAULT now())
+"""
+
+
+def enqueue(url: str, run_id: str, cwd: str) -> None:
+    """Put journaled run `run_id` on the queue (a worker must have created DBOS's tables once)."""
+    from dbos import DBOSClient
+
+    try:
+        client = DBOSClient(system_database_url=url)
+        try:
+            client.enqueue({"queue_name": QUEUE, "workflow_name": WORKFLOW, "workflow_id": run_id,
+                            "application_name": APP, "app_version": __version__}, run_id, cwd)
+        finally:
+            client.destroy()
+    except Exception as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise UsageError(f"Cannot queue the run on {redacted(url)}: {reason} "
+                         "(hint: start a worker once first: lobster worker --backend URL)") from None
+
+
+def continue_run(url: str, run_id: str, cwd: str) -> dict[str, Any]:
+    """Continue run `run_id` from its journal in this process; the envelope as plain data."""
+    from lobsterlang.interpret.pipeline.frontend import make_context
+    from lobsterlang.interpret.workflow.recover import resume_run
+
+    env = {**os.environ, BACKEND_ENV: url}
+    ctx = make_context("tool", env, cwd if os.path.isdir(cwd) else os.getcwd())
+    try:
+        envelope = resume_run(run_id, None, False, False, ctx)
+    finally:
+        if isinstance(ctx.store, PgStore):
+            ctx.store.close()
+    return dict(envelope)
+
+
+def _register(url: str) -> None:
+    from dbos import DBOS
+
+    @DBOS.step(name="lobster_continue", retries_allowed=False)
+    def lobster_continue(run_id: str, cwd: str) -> dict[str, Any]:
+        return continue_run(url, run_id, cwd)
+
+    @DBOS.workflow(name=WORKFLOW)
+    def lobster_run(run_id: str, cwd: str) -> dict[str, Any]:
+        return lobster_continue(run_id, cwd)
+
+
+def serve(url: str, stop: threading.Event | None = None, grace_s: int = 30) -> None:
+    """Execute queued runs until SIGTERM/SIGINT (or `stop`); in-flight runs get `grace_s` to finish."""
+    from dbos import DBOS
+
+    conn = connect(url)  # a bad URL is a usage error before DBOS starts
+    conn.execute(WORKERS_TABLE)
+    stop = stop or _stop_on_signals()
+    executor_id = f"{socket.gethostname()}-{os.getpid()}"
+    _register(url)
+    DBOS(config={"name": APP, "system_database_url": url, "executor_id": executor_id,
+                 "application_version": __version__, "log_level": os.environ.get("LOBSTER_WORKER_LOG", "WARNING")})
+    DBOS.launch()
+    DBOS.register_queue(QUEUE, worker_concurrency=1, polling_interval_sec=POLL_S)
+    try:
+        while not stop.wait(HEARTBEAT_S):
+            conn.execute("INSERT INTO lobster.workers (executor_id) VALUES (%s) "
+                         "ON CONFLICT (executor_id) DO UPDATE SET seen_at = now()", (executor_id,))
+            for dead in _take_dead_workers(conn, executor_id):
+                DBOS._recover_pending_workflows([dead])
+    finally:
+        conn.execute("DELETE FROM lobster.workers WHERE executor_id = %s", (executor_id,))
+        conn.close()
+        DBOS.destroy(workflow_completion_timeout_sec=grace_s)
+
+
+def _take_dead_workers(conn: Any, me: str) -> list[str]:
+    """Workers whose heartbeat stopped, each taken (deleted) by exactly one live worker."""
+    rows = conn.execute("DELETE FROM lobster.workers WHERE executor_id <> %s AND seen_at < now() - %s * interval '1 second' "
+                        "RETURNING executor_id", (me, LEASE_S)).fetchall()
+    return [str(r[0]) for r in rows]
+
+
+def _stop_on_signals() -> threading.Event:
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    return stop
+
+
+def backend_url(given: str | None, env: Mapping[str, str]) -> str:
+    """The Postgres URL from `--backend` or `LOBSTER_BACKEND`; a usage error otherwise."""
+    url = (given or env.get(BACKEND_ENV, "")).strip()
+    if not url.startswith(("postgresql://", "postgres://")):
+        raise UsageError("This needs a Postgres backend: --backend postgresql://USER@HOST/DB or LOBSTER_BACKEND")
+    return url

@@ -1,0 +1,123 @@
+"""The Postgres backend: runs halted on one machine resume from another with the same signed tokens."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pg_server import pg_root, pg_url  # noqa: F401  (fixtures used by name)
+
+from lobsterlang.cli import main
+from lobsterlang.interpret.backend import backend_of, store_from_env
+from lobsterlang.interpret.errors import UsageError
+
+CLI = "import sys; from lobsterlang.cli import main; sys.exit(main(sys.argv[1:]))"
+
+GATED = (
+    "steps:\n"
+    '  - id: before\n    run: echo before >> "$LEDGER"\n'
+    "  - id: ok\n    approval: Ship it?\n"
+    '  - id: ship\n    run: echo ship >> "$LEDGER"\n    when: $ok.approved\n'
+)
+
+
+@pytest.fixture
+def machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pg_url: str) -> Path:  # noqa: F811
+    """A workflow file, a ledger of side effects, and a state directory the backend must leave empty."""
+    monkeypatch.setenv("LOBSTER_BACKEND", pg_url)
+    monkeypatch.setenv("LOBSTER_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setenv("LEDGER", str(tmp_path / "ledger"))
+    (tmp_path / "gated.lobster").write_text(GATED)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def _cli(capsys: Any, *args: str) -> dict[str, Any]:
+    main(list(args))
+    return json.loads(capsys.readouterr().out)  # type: ignore[no-any-return]
+
+
+def _ledger(root: Path) -> list[str]:
+    path = root / "ledger"
+    return path.read_text().split() if path.exists() else []
+
+
+def test_a_halted_run_lives_in_the_database_not_the_state_directory(machine: Path, capsys: Any) -> None:
+    halted = _cli(capsys, "run", "--mode", "tool", "gated.lobster")
+    assert halted["status"] == "needs_approval", halted
+    assert not (machine / "state").exists()
+    [log] = backend_of(store_from_env({"LOBSTER_BACKEND": _url()})).list_runs()
+    assert log.halted is not None and log.halted["step"] == "ok" and "before" in log.results
+
+
+def test_resume_by_token_and_by_approval_id_from_another_directory(machine: Path, capsys: Any,
+                                                                  monkeypatch: pytest.MonkeyPatch,
+                                                                  tmp_path_factory: pytest.TempPathFactory) -> None:
+    halted = _cli(capsys, "run", "--mode", "tool", "gated.lobster")
+    approval_id = halted["requiresApproval"]["approvalId"]
+    monkeypatch.setenv("LOBSTER_STATE_DIR", str(tmp_path_factory.mktemp("other") / "state"))
+    done = _cli(capsys, "resume", "--id", approval_id, "--approve", "yes")
+    assert done["ok"] and done["status"] == "ok", done
+    assert _ledger(machine) == ["before", "ship"]
+    again = _cli(capsys, "resume", "--token", halted["requiresApproval"]["resumeToken"], "--approve", "yes")
+    assert not again["ok"] and _ledger(machine) == ["before", "ship"]
+    assert backend_of(store_from_env({"LOBSTER_BACKEND": _url()})).list_runs() == []
+
+
+def test_an_uncertain_step_is_not_rerun_without_a_flag(machine: Path, capsys: Any) -> None:
+    store = store_from_env({"LOBSTER_BACKEND": _url()})
+    backend = backend_of(store)
+    from lobsterlang.interpret.workflow.loader import load_workflow
+
+    workflow, _ = load_workflow(str(machine / "gated.lobster"))
+    journal = backend.journal("rdeadbeef0001")
+    journal.start(str(machine / "gated.lobster"), {}, workflow, None, False)
+    journal.step_started(0, workflow.steps[0])  # the worker dies here: `before` may or may not have run
+    busy = _cli(capsys, "resume", "--run", "rdeadbeef0001")
+    assert not busy["ok"] and "being run by another process" in busy["error"]["message"]
+    # the worker's connection is gone: its hold on the run ends
+    store.close()  # type: ignore[attr-defined]
+    refused = _cli(capsys, "resume", "--run", "rdeadbeef0001")
+    assert not refused["ok"] and "uncertain" in refused["error"]["message"] and _ledger(machine) == []
+    halted = _cli(capsys, "resume", "--run", "rdeadbeef0001", "--skip-step")
+    assert halted["status"] == "needs_approval" and _ledger(machine) == []
+
+
+def test_an_unknown_backend_is_a_clear_error() -> None:
+    with pytest.raises(UsageError, match="unknown backend"):
+        store_from_env({"LOBSTER_BACKEND": "mysql://x"})
+
+
+@pytest.mark.slow
+def test_concurrent_resumes_of_one_approval_exactly_one_continues(machine: Path, capsys: Any) -> None:
+    halted = _cli(capsys, "run", "--mode", "tool", "gated.lobster")
+    token = halted["requiresApproval"]["resumeToken"]
+    command = [sys.executable, "-c", CLI, "resume", "--token", token, "--approve", "yes"]
+    procs = [subprocess.Popen(command, stdout=subprocess.PIPE, text=True) for _ in range(8)]  # 16 in bench/backend_bench.py
+    envelopes = [json.loads(p.communicate(timeout=120)[0]) for p in procs]
+    assert sum(e["ok"] for e in envelopes) == 1, envelopes
+    assert _ledger(machine) == ["before", "ship"]
+
+
+def _url() -> str:
+    import os
+
+    return os.environ["LOBSTER_BACKEND"]
+
+
+@pytest.mark.parametrize("argv", [["run", "--mode", "tool", "gated.lobster"], ["resume", "--id", "abcd1234", "--approve", "yes"]])
+def test_an_unreachable_database_is_a_clear_error_and_nothing_runs(argv: list[str], tmp_path: Path, capsys: Any,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("psycopg")
+    monkeypatch.setenv("LOBSTER_BACKEND", f"postgresql://lobster:secret@/none?host={tmp_path}/no-server")
+    monkeypatch.setenv("LEDGER", str(tmp_path / "ledger"))
+    (tmp_path / "gated.lobster").write_text(GATED)
+    monkeypatch.chdir(tmp_path)
+    code = main(argv)
+    envelope = json.loads(capsys.readouterr().out)
+    assert code == 2 and envelope["error"]["message"].startswith("Cannot connect to the backend postgresql://lobster:***@")
+    assert "secret" not in envelope["error"]["message"] and not (tmp_path / "ledger").exists()

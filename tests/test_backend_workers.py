@@ -1,0 +1,139 @@
+"""Two `lobster worker` processes on one Postgres: queued runs spread over both, a kill -9 loses nothing.
+
+A worker killed mid-run: its runs move to the other worker; no step recorded as done runs twice
+(the side effects are counted in a ledger); only a step reported uncertain may need `--retry-step`.
+An approval is answered from a third process. The ≥ 20-trial version is bench/backend_bench.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pg_server import pg_root, pg_url  # noqa: F401  (fixtures used by name)
+
+CLI = "import sys; from lobsterlang.cli import main; sys.exit(main(sys.argv[1:]))"
+STEPS = ["s1", "s2", "s3", "s4", "s5"]
+WORKFLOW = "steps:\n" + "".join(
+    f'  - id: {s}\n    run: sleep 0.1; echo "$LOBSTER_ARG_TAG {s}" >> "$LEDGER"\n' for s in STEPS)
+GATED = 'steps:\n  - id: ok\n    approval: Go?\n  - id: after\n    run: echo "gated after" >> "$LEDGER"\n'
+
+
+def lobster(env: dict[str, str], *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", CLI, *args], env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def start_worker(env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    with log.open("ab") as out:
+        return subprocess.Popen([sys.executable, "-c", CLI, "worker"], env=env, stdout=out, stderr=out)
+
+
+def wait_for(predicate: Any, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.2)
+
+
+def ledger(path: Path) -> Counter[str]:
+    return Counter(path.read_text().splitlines()) if path.exists() else Counter()
+
+
+def unfinished(env: dict[str, str]) -> list[dict[str, Any]]:
+    """What `lobster runs --json` lists (read in this process: polling must stay cheap)."""
+    from lobsterlang.cli.runs_cmd import run_row
+    from lobsterlang.interpret.backend import backend_of, store_from_env
+
+    store = store_from_env(env)
+    try:
+        return [run_row(log) for log in backend_of(store).list_runs()]
+    finally:
+        store.close()  # type: ignore[attr-defined]
+
+
+def workers_alive(url: str) -> int:
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        try:
+            return int(conn.execute("SELECT count(*) FROM lobster.workers").fetchone()[0])  # type: ignore[index]
+        except psycopg.errors.UndefinedTable:
+            return 0
+
+
+def running_on(url: str, pid: int) -> bool:
+    """Whether worker `pid` is executing a run now."""
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        row = conn.execute("SELECT count(*) FROM dbos.workflow_status WHERE status = 'PENDING' AND executor_id = %s",
+                           (f"{socket.gethostname()}-{pid}",)).fetchone()
+    return bool(row and row[0])
+
+
+def not_done(url: str) -> int:
+    """DBOS workflows not finished: a killed worker's stay PENDING until another worker takes them over."""
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        row = conn.execute("SELECT count(*) FROM dbos.workflow_status WHERE status <> 'SUCCESS'").fetchone()
+    return int(row[0]) if row else 0
+
+
+@pytest.mark.slow
+def test_two_workers_a_kill_and_an_approval_from_elsewhere(tmp_path: Path, pg_url: str) -> None:  # noqa: F811
+    env = {**os.environ, "LOBSTER_BACKEND": pg_url, "LEDGER": str(tmp_path / "ledger"),
+           "LOBSTER_STATE_DIR": str(tmp_path / "state")}
+    (tmp_path / "five.lobster").write_text(WORKFLOW)
+    (tmp_path / "gated.lobster").write_text(GATED)
+    first = start_worker(env, tmp_path / "w1.log")
+    wait_for(lambda: workers_alive(pg_url) >= 1, 60, "the first worker")
+    second = start_worker(env, tmp_path / "w2.log")
+    wait_for(lambda: workers_alive(pg_url) >= 2, 60, "the second worker")
+    try:
+        tags = [f"t{i}" for i in range(4)]
+        for tag in tags:
+            queued = lobster(env, "run", "--mode", "tool", str(tmp_path / "five.lobster"), "--detach",
+                             "--args-json", json.dumps({"tag": tag}))
+            assert json.loads(queued.stdout)["status"] == "queued", queued
+        wait_for(lambda: sum(ledger(tmp_path / "ledger").values()) >= 3 and running_on(pg_url, first.pid), 60,
+                 "the first worker to be in the middle of a run")
+        first.send_signal(signal.SIGKILL)
+        first.wait()
+        wait_for(lambda: not_done(pg_url) == 0, 60, "the killed worker's runs to be taken over")
+        assert all(r["uncertainStep"] for r in unfinished(env))
+        for run in unfinished(env):
+            retried = json.loads(lobster(env, "resume", "--run", run["id"], "--retry-step").stdout)
+            assert retried["ok"], retried
+        _check_ledger(ledger(tmp_path / "ledger"), tags, retried_allowed=True)
+        _approval_from_a_third_process(env, tmp_path)
+    finally:
+        for worker in (first, second):
+            if worker.poll() is None:
+                worker.send_signal(signal.SIGTERM)
+                worker.wait(timeout=60)
+    assert second.returncode == 0, (tmp_path / "w2.log").read_text()[-2000:]
+
+
+def _check_ledger(counts: Counter[str], tags: list[str], *, retried_allowed: bool) -> None:
+    for tag in tags:
+        per_step = [counts[f"{tag} {s}"] for s in STEPS]
+        assert all(n >= 1 for n in per_step), (tag, per_step)
+        assert sum(n - 1 for n in per_step) <= (1 if retried_allowed else 0), (tag, per_step)
+
+
+def _approval_from_a_third_process(env: dict[str, str], tmp_path: Path) -> None:
+    queued = json.loads(lobster(env, "run", "--mode", "tool", str(tmp_path / "gated.lobster"), "--detach").stdout)
+    wait_for(lambda: any(r["id"] == queued["runId"] and r["waitingGate"] for r in unfinished(env)), 60, "the gate")
+    answered = json.loads(lobster(env, "resume", "--run", queued["runId"], "--approve", "yes").stdout)
+    assert answered["ok"] and answered["status"] == "ok", answered
+    assert ledger(tmp_path / "ledger")["gated after"] == 1
