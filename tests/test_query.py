@@ -220,7 +220,7 @@ def test_findings_and_fixes_in_a_range() -> None:
     from lobsterlang.lint import Config, Source, lint_source
     from lobsterlang.query.fixes import findings_in_range, fixes_in_range
 
-    found = lint_source(Source("flow.lobster", FLOW), Config(shellcheck=False)).diagnostics
+    found = lint_source(Source("flow.lobster", FLOW), Config(shellcheck=False, target="reference")).diagnostics
     at_ref = FLOW.index("${repo}") + 2
     assert {d.code for d in fixes_in_range(found, at_ref, at_ref)} == {"L301"}
     assert fixes_in_range(found, 0, FLOW.index("steps:")) == []
