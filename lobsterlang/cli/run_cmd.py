@@ -61,8 +61,6 @@ def _looks_like_file(word: str) -> bool:
 
 def _names_directory(word: str) -> bool:
     """A sole word naming a directory that is no pipeline command (`lobster run flows/`)."""
-    import os
-
     if not os.path.isdir(word):
         return False
     from lobsterlang.interpret.pipeline.registry import IMPLEMENTATIONS

@@ -41,6 +41,8 @@ def run_command(argv: tuple[str, ...]) -> int:
                            default LOBSTER_BACKEND, else the local state directory)
       --detach             with --backend: queue the workflow file for `lobster worker`
                            and print its run id
+      --max-output-bytes N cap each step's stdout and stderr, each (default
+                           LOBSTER_MAX_OUTPUT_BYTES, else 16 MiB)
 
     \b
     Exit codes: 0 ok (also halted at an approval or input gate), 1 runtime error,
