@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections import Counter
 from collections.abc import Iterator
@@ -25,6 +26,7 @@ from lobsterlang.lint.rules.shellcheck import binary as shellcheck_binary
 from lobsterlang.lint.shellcheck_cache import default_dir as cache_dir
 from lobsterlang.record import Record, replace
 from lobsterlang.report import Report, RuleInfo, render_github, render_json, render_sarif, render_text, summary
+from lobsterlang.syntax.source import MAX_INPUT_BYTES_ENV
 
 _MAX_FIX_ROUNDS = 8
 _FAMILIES = {"E": "file", "P": "pipeline-syntax", "X": "condition-syntax", "S": "schema", "W": "ignored-by-runtime"}
@@ -185,6 +187,7 @@ def lint_command(
     if fix and diff:
         raise click.UsageError("use --fix or --diff, not both")
     config = _config(config_path, paths, select, ignore, no_shellcheck, target)
+    _input_limit(config)
     excluded = config.exclude + tuple(p.strip() for p in (exclude or "").split(",") if p.strip())
     sources, streamed = _sources(paths, pipeline_text, stdin_filename, excluded)
     _notices(config, sources, paths)
@@ -195,6 +198,15 @@ def lint_command(
         click.echo(f"lobster lint: internal error: {type(exc).__name__}: {exc}", err=True)
         ctx.exit(2)
     ctx.exit(code)
+
+
+def _input_limit(config: Config) -> None:
+    """`max-input-bytes` from the configuration, unless --max-input-bytes or LOBSTER_MAX_INPUT_BYTES set a limit.
+
+    Set in the environment, as the option does, so that worker processes see it too.
+    """
+    if config.max_input_bytes is not None and MAX_INPUT_BYTES_ENV not in os.environ:
+        os.environ[MAX_INPUT_BYTES_ENV] = str(config.max_input_bytes)
 
 
 def _notices(config: Config, sources: list[Source], paths: tuple[str, ...]) -> None:
