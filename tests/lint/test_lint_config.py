@@ -120,7 +120,8 @@ def test_command_line_overrides() -> None:
 def test_max_input_bytes_setting_limits_lint_unless_the_option_or_variable_sets_one(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.delenv(MAX_INPUT_BYTES_ENV, raising=False)
+    monkeypatch.setenv(MAX_INPUT_BYTES_ENV, "1")  # recorded, so that the limit `lint` sets is undone
+    monkeypatch.delenv(MAX_INPUT_BYTES_ENV)
     (tmp_path / ".lobster.toml").write_text("[lint]\nmax-input-bytes = 20\n", encoding="utf-8")
     flow = tmp_path / "flow.lobster"
     flow.write_text("steps:\n  - id: hello\n    run: echo hello\n", encoding="utf-8")
