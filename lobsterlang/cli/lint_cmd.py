@@ -238,7 +238,7 @@ def _run(sources: list[Source], config: Config, fmt: str, options: _FixOptions, 
             if codes:
                 fixed[source.path] = codes
         sources = fixed_sources
-    results = lint_in_parallel(sources, config, cache)
+    results = lint_in_parallel(sources, config, cache, keep_ir=fmt == "sarif")
     output = render(results, fmt, color)
     if options.fix and fmt == "text":
         output = _fix_report(results, fixed, options, color)
