@@ -17,3 +17,8 @@ if "LOBSTER_STATE_DIR" not in os.environ:
     _STATE = tempfile.mkdtemp(prefix="lobster-test-state-")
     os.environ["LOBSTER_STATE_DIR"] = _STATE
     atexit.register(shutil.rmtree, _STATE, True)
+
+if "LOBSTER_CACHE_DIR" not in os.environ:  # `lobster lint` keeps a shellcheck cache; never in the real ~/.cache
+    _CACHE = tempfile.mkdtemp(prefix="lobster-test-cache-")
+    os.environ["LOBSTER_CACHE_DIR"] = _CACHE
+    atexit.register(shutil.rmtree, _CACHE, True)

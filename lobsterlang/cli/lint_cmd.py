@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections import Counter
 from collections.abc import Iterator
@@ -19,10 +20,13 @@ from lobsterlang.diagnostics import Diagnostic, Severity
 from lobsterlang.lint import Config, ConfigError, FileResult, Source, all_rules, find_config, lint_sources, load_config
 from lobsterlang.lint.config import TARGETS, check_codes, with_overrides
 from lobsterlang.lint.fixes import apply_fixes, chosen_fixes, fixable, unified_diff
+from lobsterlang.lint.jobs import lint_in_parallel
 from lobsterlang.lint.locate import fingerprint
 from lobsterlang.lint.rules.shellcheck import binary as shellcheck_binary
+from lobsterlang.lint.shellcheck_cache import default_dir as cache_dir
 from lobsterlang.record import Record, replace
 from lobsterlang.report import Report, RuleInfo, render_github, render_json, render_sarif, render_text, summary
+from lobsterlang.syntax.source import MAX_INPUT_BYTES_ENV
 
 _MAX_FIX_ROUNDS = 8
 _FAMILIES = {"E": "file", "P": "pipeline-syntax", "X": "condition-syntax", "S": "schema", "W": "ignored-by-runtime"}
@@ -163,13 +167,15 @@ def _fixable_tail(diags: list[Diagnostic]) -> str:
 @click.option("--target", type=click.Choice(TARGETS), help="The runtime the files are written for (default: lobsterlang).")
 @click.option("--config", "config_path", metavar="FILE", help="Read settings from FILE instead of searching for one.")
 @click.option("--no-shellcheck", is_flag=True, help="Do not run shellcheck on run: scripts (rule L310).")
+@click.option("--no-cache", is_flag=True,
+              help="Neither read nor write the shellcheck cache (default: $LOBSTER_CACHE_DIR, else the user cache dir).")
 @COLOR_OPTION
 @MAX_INPUT_BYTES_OPTION
 @click.pass_context
 def lint_command(
     ctx: click.Context, paths: tuple[str, ...], pipeline_text: str | None, stdin_filename: str | None, fmt: str,
     fix: bool, unsafe_fixes: bool, show_fixes: bool, diff: bool, select: str | None, ignore: str | None,
-    exclude: str | None, target: str | None, config_path: str | None, no_shellcheck: bool, color: str,
+    exclude: str | None, target: str | None, config_path: str | None, no_shellcheck: bool, no_cache: bool, color: str,
 ) -> None:
     """Check workflow files (PATHS: files, directories or `-`) for bugs and dangers.
 
@@ -181,16 +187,26 @@ def lint_command(
     if fix and diff:
         raise click.UsageError("use --fix or --diff, not both")
     config = _config(config_path, paths, select, ignore, no_shellcheck, target)
+    _input_limit(config)
     excluded = config.exclude + tuple(p.strip() for p in (exclude or "").split(",") if p.strip())
     sources, streamed = _sources(paths, pipeline_text, stdin_filename, excluded)
     _notices(config, sources, paths)
     options = _FixOptions(fix, diff, unsafe_fixes, show_fixes)
     try:
-        code = _run(sources, config, fmt, options, use_color(color), streamed)
+        code = _run(sources, config, fmt, options, use_color(color), streamed, None if no_cache else cache_dir())
     except Exception as exc:  # an internal error must not look like "findings"
         click.echo(f"lobster lint: internal error: {type(exc).__name__}: {exc}", err=True)
         ctx.exit(2)
     ctx.exit(code)
+
+
+def _input_limit(config: Config) -> None:
+    """`max-input-bytes` from the configuration, unless --max-input-bytes or LOBSTER_MAX_INPUT_BYTES set a limit.
+
+    Set in the environment, as the option does, so that worker processes see it too.
+    """
+    if config.max_input_bytes is not None and MAX_INPUT_BYTES_ENV not in os.environ:
+        os.environ[MAX_INPUT_BYTES_ENV] = str(config.max_input_bytes)
 
 
 def _notices(config: Config, sources: list[Source], paths: tuple[str, ...]) -> None:
@@ -208,8 +224,9 @@ class _FixOptions:
         self.fix, self.diff, self.unsafe, self.show = fix, diff, unsafe, show
 
 
-def _run(sources: list[Source], config: Config, fmt: str, options: _FixOptions, color: bool, streamed: Source | None) -> int:
-    """Lint (fixing first with --fix/--diff); `streamed` is the stdin or --pipeline source, if any."""
+def _run(sources: list[Source], config: Config, fmt: str, options: _FixOptions, color: bool, streamed: Source | None,
+         cache: Path | None) -> int:
+    """Lint (fixing first with --fix/--diff); `streamed` is the stdin or --pipeline source, if any; `cache` for shellcheck."""
     if options.diff:
         return _diff(sources, config, options.unsafe)
     fixed: dict[str, Counter[str]] = {}
@@ -221,7 +238,7 @@ def _run(sources: list[Source], config: Config, fmt: str, options: _FixOptions, 
             if codes:
                 fixed[source.path] = codes
         sources = fixed_sources
-    results = lint_sources(sources, config)
+    results = lint_in_parallel(sources, config, cache, keep_ir=fmt == "sarif")
     output = render(results, fmt, color)
     if options.fix and fmt == "text":
         output = _fix_report(results, fixed, options, color)

@@ -36,6 +36,8 @@ class Config(Record):
     """The runtime the files are written for: `lobsterlang` (args reach shells as data) or `reference` (raw text)."""
     exclude: tuple[str, ...] = ()
     """Glob patterns of paths that directory searches skip (`extend-exclude`)."""
+    max_input_bytes: int | None = None
+    """`max-input-bytes`: the size limit on workflow files when neither the option nor the variable sets one."""
 
     def enabled(self, code: str, path: str) -> bool:
         return self.selects(code) and not ignored_here(code, self.file_ignores(path))
@@ -86,7 +88,7 @@ def load_config(path: Path | None) -> Config:
 
 
 def from_table(table: dict[str, Any], source: str) -> Config:
-    known = {"select", "ignore", "per-file-ignores", "severity", "shellcheck", "target", "extend-exclude"}
+    known = {"select", "ignore", "per-file-ignores", "severity", "shellcheck", "target", "extend-exclude", "max-input-bytes"}
     unknown = sorted(set(table) - known)
     if unknown:
         raise ConfigError(f"{source}: unknown lint setting {unknown[0]!r} (known: {', '.join(sorted(known))})")
@@ -99,7 +101,16 @@ def from_table(table: dict[str, Any], source: str) -> Config:
         source=source,
         target=_target(table.get("target", "lobsterlang"), source),
         exclude=_patterns(table.get("extend-exclude", []), source),
+        max_input_bytes=_size(table.get("max-input-bytes"), source),
     )
+
+
+def _size(value: Any, source: str) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(f"{source}: lint.max-input-bytes must be a positive whole number of bytes (got {value!r})")
+    return value
 
 
 def _target(value: Any, source: str) -> str:

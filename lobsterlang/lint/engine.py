@@ -14,6 +14,7 @@ from lobsterlang.lint.context import LintContext
 from lobsterlang.lint.effects import shell_effect
 from lobsterlang.lint.registry import Check, Rule, all_rules
 from lobsterlang.lint.rules import shellcheck
+from lobsterlang.lint.shellcheck_cache import ShellcheckCache
 from lobsterlang.lint.shellparse import forget_scripts
 from lobsterlang.lint.suppress import apply_suppressions
 from lobsterlang.record import Record, replace
@@ -79,8 +80,10 @@ def lint_source(source: Source, config: Config | None = None) -> FileResult:
     return lint_sources([source], config)[0]
 
 
-def lint_sources(sources: Sequence[Source], config: Config | None = None) -> list[FileResult]:
-    """Lint every source; shellcheck runs once for all of their scripts."""
+def lint_sources(
+    sources: Sequence[Source], config: Config | None = None, cache: ShellcheckCache | None = None
+) -> list[FileResult]:
+    """Lint every source; shellcheck runs once for all of their scripts not in `cache`."""
     config = config or Config()
     selection = _Selection(config, all_rules().values())
     with collector_paused():  # the results of every file stay alive until the end
@@ -89,7 +92,7 @@ def lint_sources(sources: Sequence[Source], config: Config | None = None) -> lis
             return [_finish(_check(source, *selection.for_path(source.path), config.target), config) for source in sources]
         pending = [_check(source, *selection.for_path(source.path), config.target) for source in sources]
     if any(p.ctx.units for p in pending):
-        _shellcheck(pending)
+        _shellcheck(pending, cache)
     return [_finish(p, config) for p in pending]
 
 
@@ -112,7 +115,7 @@ def _check(source: Source, enabled: Callable[[str], bool], checks: list[Check], 
     return _Pending(ctx, diagnostics, enabled)
 
 
-def _shellcheck(pending: Iterable[_Pending]) -> None:
+def _shellcheck(pending: Iterable[_Pending], cache: ShellcheckCache | None) -> None:
     program = shellcheck.binary()
     if program is None:
         return
@@ -123,7 +126,7 @@ def _shellcheck(pending: Iterable[_Pending]) -> None:
             for script in shellcheck.scripts(item.ctx):
                 owners[id(script)] = item
                 scripts.append(script)
-    for script, diag in shellcheck.check(scripts, program):
+    for script, diag in shellcheck.check(scripts, program, cache):
         owners[id(script)].diagnostics.append(diag)
 
 

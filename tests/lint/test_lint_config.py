@@ -6,9 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from lobsterlang.cli import main
 from lobsterlang.diagnostics import Severity
 from lobsterlang.lint import Config, ConfigError, Source, find_config, lint_source, load_config
 from lobsterlang.lint.config import with_overrides
+from lobsterlang.syntax.source import MAX_INPUT_BYTES_ENV
 
 RAW = "args:\n  msg:\n    default: hi\nsteps:\n  - id: a\n    run: echo ${msg}\n"
 
@@ -113,3 +115,27 @@ def test_bad_config_is_an_error_naming_the_file(tmp_path: Path, toml: str) -> No
 def test_command_line_overrides() -> None:
     config = with_overrides(Config(ignore=("L1",)), "l3, L4", "L401", False)
     assert config.select == ("L3", "L4") and config.ignore == ("L1", "L401") and config.shellcheck is False
+
+
+def test_max_input_bytes_setting_limits_lint_unless_the_option_or_variable_sets_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(MAX_INPUT_BYTES_ENV, "1")  # recorded, so that the limit `lint` sets is undone
+    monkeypatch.delenv(MAX_INPUT_BYTES_ENV)
+    (tmp_path / ".lobster.toml").write_text("[lint]\nmax-input-bytes = 20\n", encoding="utf-8")
+    flow = tmp_path / "flow.lobster"
+    flow.write_text("steps:\n  - id: hello\n    run: echo hello\n", encoding="utf-8")
+    assert main(["lint", "--no-shellcheck", str(flow)]) == 1
+    assert "E008" in capsys.readouterr().out
+    monkeypatch.delenv(MAX_INPUT_BYTES_ENV)
+    assert main(["lint", "--no-shellcheck", "--max-input-bytes", "1000", str(flow)]) == 0
+    monkeypatch.setenv(MAX_INPUT_BYTES_ENV, "1000")
+    assert main(["lint", "--no-shellcheck", str(flow)]) == 0
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "true", '"4MiB"', "1.5"])
+def test_max_input_bytes_setting_must_be_a_positive_whole_number(tmp_path: Path, value: str) -> None:
+    path = tmp_path / ".lobster.toml"
+    path.write_text(f"[lint]\nmax-input-bytes = {value}\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"lint\.max-input-bytes must be a positive whole number"):
+        load_config(path)

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
 import tempfile
 from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 
 from lobsterlang import ir
 from lobsterlang.diagnostics import Diagnostic, Severity
 from lobsterlang.lint.context import LintContext
 from lobsterlang.lint.registry import Rule, register
+from lobsterlang.lint.shellcheck_cache import Comments, ShellcheckCache
 from lobsterlang.lint.textmap import part_offsets
 from lobsterlang.record import Record
 
@@ -54,27 +58,72 @@ def scripts(ctx: LintContext) -> Iterator[Script]:
             yield Script(ctx, run.command, blanked(run.command))
 
 
-def check(all_scripts: Iterable[Script], program: str) -> Iterator[tuple[Script, Diagnostic]]:
-    """Run shellcheck over every script (in batches of files); yield (script, diagnostic)."""
+def check(
+    all_scripts: Iterable[Script], program: str, cache: ShellcheckCache | None = None
+) -> Iterator[tuple[Script, Diagnostic]]:
+    """Run shellcheck over every script not in `cache` (each distinct text once, batches in parallel); yield (script, diagnostic)."""
     pending = list(all_scripts)
+    texts = list(dict.fromkeys(script.text for script in pending))
+    found = _cached(texts, program, cache)
+    missing = [text for text in texts if text not in found]
+    if missing:
+        found.update(_run_all(missing, program, cache))
+    for script in pending:
+        for comment in found[script.text]:
+            yield script, _diagnostic(script, comment)
+
+
+def _options() -> list[str]:
+    return ["-f", "json1", "-s", "sh", "-e", ",".join(EXCLUDED)]
+
+
+def _cached(texts: list[str], program: str, cache: ShellcheckCache | None) -> dict[str, Comments]:
+    if cache is None:
+        return {}
+    version, options = cache.version(program), " ".join(_options())
+    found = {}
+    for text in texts:
+        comments = cache.get(cache.key(version, options, text))
+        if comments is not None:
+            found[text] = comments
+    return found
+
+
+def _run_all(texts: list[str], program: str, cache: ShellcheckCache | None) -> dict[str, Comments]:
+    """shellcheck's comments on each text, in batches spread over one thread (and shellcheck process) per CPU."""
+    workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    size = min(_BATCH, -(-len(texts) // workers))
+    batches = [texts[start : start + size] for start in range(0, len(texts), size)]
+    found: dict[str, Comments] = {}
+    checked: list[str] = []
     with tempfile.TemporaryDirectory(prefix="lobster-shellcheck-") as tmp:
-        for start in range(0, len(pending), _BATCH):
-            batch = pending[start : start + _BATCH]
-            yield from _run_batch(batch, Path(tmp), program, start)
+        work = partial(_run_batch, tmp=Path(tmp), program=program)
+        with ThreadPoolExecutor(min(workers, len(batches))) as pool:
+            for batch, comments in zip(batches, pool.map(work, batches, range(len(batches))), strict=True):
+                found.update(zip(batch, comments or [[] for _ in batch], strict=True))
+                checked += batch if comments is not None else []
+    if cache is not None:
+        version, options = cache.version(program), " ".join(_options())
+        for text in checked:
+            cache.put(cache.key(version, options, text), found[text])
+    return found
 
 
-def _run_batch(batch: list[Script], tmp: Path, program: str, offset: int) -> Iterator[tuple[Script, Diagnostic]]:
-    files = {}
-    for number, script in enumerate(batch, offset):
-        path = tmp / f"s{number}.sh"
-        path.write_text(script.text, encoding="utf-8")
-        files[str(path)] = script
-    args = [program, "-f", "json1", "-s", "sh", "-e", ",".join(EXCLUDED), *files]
-    proc = subprocess.run(args, capture_output=True, text=True, check=False)
+def _run_batch(batch: list[str], number: int, *, tmp: Path, program: str) -> list[Comments] | None:
+    """shellcheck's comments on each text of `batch` (without their `file` key), in order; None when shellcheck failed."""
+    files: dict[str, Comments] = {}
+    for index, text in enumerate(batch):
+        path = tmp / f"b{number}-s{index}.sh"
+        path.write_text(text, encoding="utf-8")
+        files[str(path)] = []
+    proc = subprocess.run([program, *_options(), *files], capture_output=True, text=True, check=False)
+    if proc.returncode not in (0, 1):
+        return None
     for comment in json.loads(proc.stdout or '{"comments": []}').get("comments", []):
-        owner = files.get(comment.get("file", ""))
+        owner = files.get(comment.pop("file", ""))
         if owner is not None:
-            yield owner, _diagnostic(owner, comment)
+            owner.append(comment)
+    return list(files.values())
 
 
 def _offset(text: str, line: int, column: int) -> int:
