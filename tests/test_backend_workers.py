@@ -137,3 +137,37 @@ def _approval_from_a_third_process(env: dict[str, str], tmp_path: Path) -> None:
     answered = json.loads(lobster(env, "resume", "--run", queued["runId"], "--approve", "yes").stdout)
     assert answered["ok"] and answered["status"] == "ok", answered
     assert ledger(tmp_path / "ledger")["gated after"] == 1
+
+
+AFTER_GATE = ('steps:\n  - id: ok\n    approval: Go?\n'
+              '  - id: after\n    run: echo "after $PPID $(hostname)" >> "$LEDGER"\n')
+
+
+@pytest.mark.slow
+def test_an_approval_continues_on_a_worker_not_in_the_resuming_process(tmp_path: Path, pg_url: str) -> None:  # noqa: F811
+    env = {**os.environ, "LOBSTER_BACKEND": pg_url, "LEDGER": str(tmp_path / "ledger"),
+           "LOBSTER_STATE_DIR": str(tmp_path / "state")}
+    (tmp_path / "gated.lobster").write_text(AFTER_GATE)
+    first = start_worker(env, tmp_path / "w1.log")
+    wait_for(lambda: workers_alive(pg_url) >= 1, 60, "the first worker")
+    run_id = json.loads(lobster(env, "run", "--mode", "tool", str(tmp_path / "gated.lobster"), "--detach").stdout)["runId"]
+    wait_for(lambda: any(r["id"] == run_id and r["waitingGate"] for r in unfinished(env)), 60, "the gate")
+    first.send_signal(signal.SIGTERM)  # no worker runs while the approval arrives: the continuation must wait for one
+    assert first.wait(timeout=60) == 0
+    resumes = [subprocess.Popen([sys.executable, "-c", CLI, "resume", "--run", run_id, "--approve", "yes"], env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(3)]
+    answers = [json.loads(p.communicate(timeout=60)[0]) for p in resumes]
+    assert sorted(a.get("status", "error") for a in answers) == ["error", "error", "queued"], answers
+    assert not (tmp_path / "ledger").exists()  # the resuming processes ran nothing
+    [row] = unfinished(env)
+    assert row["queued"] and row["id"] == run_id
+    second = start_worker(env, tmp_path / "w2.log")
+    try:
+        wait_for(lambda: not unfinished(env), 60, "a worker to finish the run")
+    finally:
+        second.send_signal(signal.SIGTERM)
+        second.wait(timeout=60)
+    [line] = (tmp_path / "ledger").read_text().splitlines()  # exactly once
+    assert line == f"after {second.pid} {socket.gethostname()}"
+    final = json.loads(lobster(env, "resume", "--run", run_id).stdout)
+    assert final["ok"] and final["status"] == "ok", final
