@@ -59,8 +59,9 @@ def final_envelope(url: str, run_id: str) -> dict[str, Any] | None:
     from dbos import DBOSClient
 
     client = DBOSClient(system_database_url=url)
-    try:
-        done = client.list_workflows(workflow_id_prefix=run_id, name=WORKFLOW, status="SUCCESS", sort_desc=True, limit=1)
+    try:  # the continuations after gates (`<run id>:<state key>`) are newer than the first execution (`<run id>`)
+        done = (client.list_workflows(workflow_id_prefix=f"{run_id}:", name=WORKFLOW, status="SUCCESS", sort_desc=True, limit=1)
+                or client.list_workflows(workflow_ids=[run_id], name=WORKFLOW, status="SUCCESS"))
     finally:
         client.destroy()
     output = done[0].output if done else None

@@ -69,7 +69,7 @@ def _finished_on_worker(store: StateStore, run_id: str) -> Envelope | None:
     """The final envelope of a detached run that a worker finished (the Postgres backend keeps it)."""
     from lobsterlang.interpret.backend import BackendStore
 
-    if not isinstance(store, BackendStore) or not run_id.startswith("r") or "/" in run_id:
+    if not isinstance(store, BackendStore) or not run_id:
         return None
     from lobsterlang.interpret.backend.postgres import PgStore
     from lobsterlang.interpret.backend.worker import final_envelope
