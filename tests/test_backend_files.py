@@ -63,3 +63,13 @@ def test_detach_never_queues_a_dry_run_nor_drops_an_option(flags: list[str], tmp
     else:
         assert code == 2 and "--approval-ttl does not travel" in envelope["error"]["message"]
     assert not (tmp_path / "ledger").exists()
+
+
+def test_resume_detach_without_a_postgres_backend_is_a_usage_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.delenv("LOBSTER_BACKEND", raising=False)
+    monkeypatch.setenv("LOBSTER_STATE_DIR", str(tmp_path / "state"))
+    assert main(["resume", "--id", "abcd1234", "--approve", "yes", "--detach"]) == 2
+    envelope = json.loads(capsys.readouterr().out)
+    assert envelope["error"]["type"] == "parse_error" and "needs a Postgres backend" in envelope["error"]["message"]
+    assert not (tmp_path / "state").exists()

@@ -121,3 +121,22 @@ def test_an_unreachable_database_is_a_clear_error_and_nothing_runs(argv: list[st
     envelope = json.loads(capsys.readouterr().out)
     assert code == 2 and envelope["error"]["message"].startswith("Cannot connect to the backend postgresql://lobster:***@")
     assert "secret" not in envelope["error"]["message"] and not (tmp_path / "ledger").exists()
+
+
+def test_runs_shows_a_detached_run_no_worker_started_as_queued(machine: Path, capsys: Any) -> None:
+    from lobsterlang.interpret.backend.postgres import PgStore
+    from lobsterlang.interpret.workflow.loader import load_workflow
+
+    workflow, _ = load_workflow(str(machine / "gated.lobster"))
+    store = store_from_env({"LOBSTER_BACKEND": _url()})
+    assert isinstance(store, PgStore)
+    for run_id, detached in (("rqueued00001", True), ("rinline00001", False)):
+        store.backend.journal(run_id).start(str(machine / "gated.lobster"), {}, workflow, None, False, detached=detached)
+    store.close()
+    main(["runs", "--json"])
+    rows = {row["id"]: row for row in json.loads(capsys.readouterr().out)}
+    assert rows["rqueued00001"]["queued"] and not rows["rinline00001"]["queued"]
+    main(["runs"])
+    table = capsys.readouterr().out
+    assert "rqueued00001" in table and " queued " in table.split("rqueued00001")[1].splitlines()[0]
+    assert "queued" not in table.split("rinline00001")[1].splitlines()[0]

@@ -105,10 +105,11 @@ def test_two_workers_a_kill_and_an_approval_from_elsewhere(tmp_path: Path, pg_ur
             queued = lobster(env, "run", "--mode", "tool", str(tmp_path / "five.lobster"), "--detach",
                              "--args-json", json.dumps({"tag": tag}))
             assert json.loads(queued.stdout)["status"] == "queued", queued
-        wait_for(lambda: sum(ledger(tmp_path / "ledger").values()) >= 3 and running_on(pg_url, first.pid), 60,
-                 "the first worker to be in the middle of a run")
-        first.send_signal(signal.SIGKILL)
-        first.wait()
+        victims: list[subprocess.Popen[bytes]] = []
+        wait_for(lambda: sum(ledger(tmp_path / "ledger").values()) >= 3 and _busy_worker(pg_url, (first, second), victims),
+                 60, "a worker to be in the middle of a run")
+        victims[0].send_signal(signal.SIGKILL)  # whichever worker holds a run: DBOS may give one worker all of them
+        victims[0].wait()
         wait_for(lambda: not_done(pg_url) == 0, 60, "the killed worker's runs to be taken over")
         assert all(r["uncertainStep"] for r in unfinished(env))
         for run in unfinished(env):
@@ -121,7 +122,14 @@ def test_two_workers_a_kill_and_an_approval_from_elsewhere(tmp_path: Path, pg_ur
             if worker.poll() is None:
                 worker.send_signal(signal.SIGTERM)
                 worker.wait(timeout=60)
-    assert second.returncode == 0, (tmp_path / "w2.log").read_text()[-2000:]
+    survivor = second if victims[0] is first else first
+    assert survivor.returncode == 0, (tmp_path / "w1.log").read_text()[-1000:] + (tmp_path / "w2.log").read_text()[-1000:]
+
+
+def _busy_worker(url: str, workers: tuple[subprocess.Popen[bytes], ...], found: list[subprocess.Popen[bytes]]) -> bool:
+    """Whether one of `workers` is executing a run now (appended to `found`)."""
+    found.extend(w for w in workers if running_on(url, w.pid))
+    return bool(found)
 
 
 def _check_ledger(counts: Counter[str], tags: list[str], *, retried_allowed: bool) -> None:
@@ -135,5 +143,40 @@ def _approval_from_a_third_process(env: dict[str, str], tmp_path: Path) -> None:
     queued = json.loads(lobster(env, "run", "--mode", "tool", str(tmp_path / "gated.lobster"), "--detach").stdout)
     wait_for(lambda: any(r["id"] == queued["runId"] and r["waitingGate"] for r in unfinished(env)), 60, "the gate")
     answered = json.loads(lobster(env, "resume", "--run", queued["runId"], "--approve", "yes").stdout)
-    assert answered["ok"] and answered["status"] == "ok", answered
+    assert answered["ok"] and answered["status"] == "queued", answered  # the rest runs on a worker
+    wait_for(lambda: not any(r["id"] == queued["runId"] for r in unfinished(env)), 60, "a worker to finish the run")
     assert ledger(tmp_path / "ledger")["gated after"] == 1
+
+
+AFTER_GATE = ('steps:\n  - id: ok\n    approval: Go?\n'
+              '  - id: after\n    run: echo "after $PPID $(hostname)" >> "$LEDGER"\n')
+
+
+@pytest.mark.slow
+def test_an_approval_continues_on_a_worker_not_in_the_resuming_process(tmp_path: Path, pg_url: str) -> None:  # noqa: F811
+    env = {**os.environ, "LOBSTER_BACKEND": pg_url, "LEDGER": str(tmp_path / "ledger"),
+           "LOBSTER_STATE_DIR": str(tmp_path / "state")}
+    (tmp_path / "gated.lobster").write_text(AFTER_GATE)
+    first = start_worker(env, tmp_path / "w1.log")
+    wait_for(lambda: workers_alive(pg_url) >= 1, 60, "the first worker")
+    run_id = json.loads(lobster(env, "run", "--mode", "tool", str(tmp_path / "gated.lobster"), "--detach").stdout)["runId"]
+    wait_for(lambda: any(r["id"] == run_id and r["waitingGate"] for r in unfinished(env)), 60, "the gate")
+    first.send_signal(signal.SIGTERM)  # no worker runs while the approval arrives: the continuation must wait for one
+    assert first.wait(timeout=60) == 0
+    resumes = [subprocess.Popen([sys.executable, "-c", CLI, "resume", "--run", run_id, "--approve", "yes"], env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(3)]
+    answers = [json.loads(p.communicate(timeout=60)[0]) for p in resumes]
+    assert sorted(a.get("status", "error") for a in answers) == ["error", "error", "queued"], answers
+    assert not (tmp_path / "ledger").exists()  # the resuming processes ran nothing
+    [row] = unfinished(env)
+    assert row["queued"] and row["id"] == run_id
+    second = start_worker(env, tmp_path / "w2.log")
+    try:
+        wait_for(lambda: not unfinished(env), 60, "a worker to finish the run")
+    finally:
+        second.send_signal(signal.SIGTERM)
+        second.wait(timeout=60)
+    [line] = (tmp_path / "ledger").read_text().splitlines()  # exactly once
+    assert line == f"after {second.pid} {socket.gethostname()}"
+    final = json.loads(lobster(env, "resume", "--run", run_id).stdout)
+    assert final["ok"] and final["status"] == "ok", final

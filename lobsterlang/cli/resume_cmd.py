@@ -13,7 +13,8 @@ _VALUE_FLAGS = {
     "--token": "token", "--id": "id", "--approve": "approve", "--decision": "approve", "--response-json": "response", "--run": "run",
     "--backend": "backend",
 }
-_SWITCHES = {"--retry-step": "retry_step", "--skip-step": "skip_step", "--accept-unsigned-state": "accept_unsigned"}
+_SWITCHES = {"--retry-step": "retry_step", "--skip-step": "skip_step", "--accept-unsigned-state": "accept_unsigned",
+             "--detach": "detach"}
 
 
 class ResumeArgs:
@@ -27,6 +28,7 @@ class ResumeArgs:
         self.run: str | None = None
         self.retry_step = self.skip_step = False
         self.accept_unsigned = False
+        self.detach = False
         self.unknown: str | None = None
         self.backend: str | None = None
 
@@ -37,6 +39,8 @@ class ResumeArgs:
             env["LOBSTER_ACCEPT_UNSIGNED_STATE"] = "1"
         if self.backend:
             env["LOBSTER_BACKEND"] = self.backend
+        if self.detach:
+            env["LOBSTER_RESUME_DETACH"] = "1"  # the approved gate's continuation goes to the workers
         return env
 
 
@@ -78,6 +82,8 @@ def _check_unknown(parsed: ResumeArgs) -> None:
     if parsed.unknown is not None:
         name = parsed.unknown.partition("=")[0]
         raise UsageError(f"No such option '{name}'.{did_you_mean(name, (*_VALUE_FLAGS, *_SWITCHES, '--cancel'))}")
+    if parsed.detach and not parsed.env().get("LOBSTER_BACKEND", "").startswith(("postgresql://", "postgres://")):
+        raise UsageError("resume --detach needs a Postgres backend: --backend postgresql://USER@HOST/DB or LOBSTER_BACKEND")
 
 
 def decision_from(parsed: ResumeArgs) -> Any:

@@ -21,6 +21,7 @@ def run_row(log: RunLog, pid: int | None = None) -> dict[str, Any]:
     return {
         "id": log.run_id,
         "running": pid is not None,
+        "queued": log.queued,
         "pid": pid or None,
         "workflow": log.start.get("filePath"),
         "lastCompletedStep": log.last_done,
@@ -35,6 +36,8 @@ def run_row(log: RunLog, pid: int | None = None) -> dict[str, Any]:
 def _status(row: dict[str, Any]) -> str:
     if row["running"]:
         return f"running (pid {row['pid']})" if row["pid"] else "running"
+    if row["queued"]:
+        return "queued"
     if row["waitingGate"]:
         return f"expired at {row['waitingGate']}" if row["expired"] else f"waiting at {row['waitingGate']}"
     if row["uncertainStep"]:

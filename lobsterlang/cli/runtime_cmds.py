@@ -75,6 +75,8 @@ def resume_command(argv: tuple[str, ...]) -> int:
       --retry-step         with --run: re-run the step that was started but not recorded
       --skip-step          with --run: skip that step instead
       --backend URL        the database the run lives in (default LOBSTER_BACKEND)
+      --detach             with --backend: the approved run continues on a worker
+                           (automatic for runs started with run --detach)
       --accept-unsigned-state  accept state without this directory's signature (written
                            by the reference CLI); also LOBSTER_ACCEPT_UNSIGNED_STATE=1
 

@@ -6,6 +6,7 @@ import json
 import os
 
 from lobsterlang.interpret.backend import store_from_env
+from lobsterlang.interpret.backend.handoff import queued_envelope
 from lobsterlang.interpret.backend.postgres import PgStore
 from lobsterlang.interpret.backend.worker import backend_url, enqueue
 from lobsterlang.interpret.errors import LobsterRunError, UsageError
@@ -28,7 +29,7 @@ def detach_file(path: str, args_json: str | None, mode: str, raw_args: bool, app
     except (WorkflowError, LobsterRunError) as exc:
         return console.failed(exc)
     if console.tool:
-        console.out.write(json.dumps({"protocolVersion": 1, "ok": True, "status": "queued", "runId": run_id}) + "\n")
+        console.out.write(json.dumps(queued_envelope(run_id)) + "\n")
     else:
         console.out.write(run_id + "\n")
     return 0
@@ -43,7 +44,7 @@ def _detach(path: str, args_json: str | None, raw_args: bool) -> str:
     assert isinstance(store, PgStore)
     run_id = new_run_id()
     journal = store.backend.journal(run_id)
-    journal.start(os.path.abspath(path), resolve_args(workflow, given), workflow, file_digest(path), raw_args)
+    journal.start(os.path.abspath(path), resolve_args(workflow, given), workflow, file_digest(path), raw_args, detached=True)
     try:
         enqueue(url, run_id, os.getcwd())
     except BaseException:

@@ -34,14 +34,17 @@ CREATE TABLE IF NOT EXISTS lobster.workers (executor_id text PRIMARY KEY, seen_a
 """
 
 
-def enqueue(url: str, run_id: str, cwd: str) -> None:
-    """Put journaled run `run_id` on the queue (a worker must have created DBOS's tables once)."""
+def enqueue(url: str, run_id: str, cwd: str, workflow_id: str | None = None) -> None:
+    """Put journaled run `run_id` on the queue (a worker must have created DBOS's tables once).
+
+    `workflow_id` names a continuation after a gate (default: the run id); queueing one id twice queues it once.
+    """
     from dbos import DBOSClient
 
     try:
         client = DBOSClient(system_database_url=url)
         try:
-            client.enqueue({"queue_name": QUEUE, "workflow_name": WORKFLOW, "workflow_id": run_id,
+            client.enqueue({"queue_name": QUEUE, "workflow_name": WORKFLOW, "workflow_id": workflow_id or run_id,
                             "application_name": APP, "app_version": __version__}, run_id, cwd)
         finally:
             client.destroy()
@@ -49,6 +52,20 @@ def enqueue(url: str, run_id: str, cwd: str) -> None:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise UsageError(f"Cannot queue the run on {redacted(url)}: {reason} "
                          "(hint: start a worker once first: lobster worker --backend URL)") from None
+
+
+def final_envelope(url: str, run_id: str) -> dict[str, Any] | None:
+    """The envelope the last worker execution of run `run_id` ended with (None: no finished execution)."""
+    from dbos import DBOSClient
+
+    client = DBOSClient(system_database_url=url)
+    try:  # the continuations after gates (`<run id>:<state key>`) are newer than the first execution (`<run id>`)
+        done = (client.list_workflows(workflow_id_prefix=f"{run_id}:", name=WORKFLOW, status="SUCCESS", sort_desc=True, limit=1)
+                or client.list_workflows(workflow_ids=[run_id], name=WORKFLOW, status="SUCCESS"))
+    finally:
+        client.destroy()
+    output = done[0].output if done else None
+    return dict(output) if isinstance(output, dict) else None
 
 
 def continue_run(url: str, run_id: str, cwd: str) -> dict[str, Any]:

@@ -65,11 +65,16 @@ class EventJournal(Hooks):
         """The run is over (done, failed or cancelled): forget its events."""
         raise NotImplementedError
 
-    def start(self, path: str, args: dict[str, Any], workflow: ir.Workflow, digest: str | None, raw_args: bool) -> None:
+    def start(self, path: str, args: dict[str, Any], workflow: ir.Workflow, digest: str | None, raw_args: bool,
+              *, detached: bool = False) -> None:
+        """The first event; `detached`: the run was queued for workers (`run --detach`), and so are its continuations."""
         from lobsterlang.ir_codec import to_json
 
-        self.append({"event": "start", "runId": self.run_id, "filePath": path, "startedAt": now_iso(), "args": args,
-                     "fileSha256": digest, "rawArgs": raw_args, "ir": to_json(workflow)})
+        event = {"event": "start", "runId": self.run_id, "filePath": path, "startedAt": now_iso(), "args": args,
+                 "fileSha256": digest, "rawArgs": raw_args, "ir": to_json(workflow)}
+        if detached:
+            event["detached"] = True
+        self.append(event)
 
     def step_started(self, index: int, step: ir.Step) -> None:
         self.append({"event": "started", "index": index, "step": step.id})
@@ -158,6 +163,13 @@ class RunLog:
     last_done: str | None = None
     skipped: list[str] = field(default_factory=list)
     """`<file>:<line>: <why>` for each line that is not an event this version writes."""
+    last_event: str = "start"
+    """The kind of the last event: `start` or `resumed` means no step ran since."""
+
+    @property
+    def queued(self) -> bool:
+        """A detached run waiting for a worker: queued, or answered at a gate and queued again."""
+        return bool(self.start.get("detached")) and self.last_event in ("start", "resumed")
 
 
 EVENT_FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
@@ -217,6 +229,7 @@ def _parse_event(line: str) -> dict[str, Any] | str:
 
 def _apply(log: RunLog, event: dict[str, Any]) -> None:
     kind = event["event"]
+    log.last_event = kind
     if kind == "started":
         log.uncertain = (event["index"], event["step"])
     elif kind == "done":

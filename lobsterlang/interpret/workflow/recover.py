@@ -43,11 +43,18 @@ def resume_run(run_id: str, decision: Any, retry_step: bool, skip_step: bool, ct
     try:
         backend = backend_of(store)
         if backend.read_run(run_id) is None:
+            finished = _finished_on_worker(store, run_id)
+            if finished is not None:
+                return finished
             load_run(store, run_id)  # `Run … not found`, before any lock file is made
         with hold_run(store, run_id):
             log = load_run(store, run_id)
             if log.halted is not None:
                 return _at_gate(log, decision, ctx)
+            if log.queued and decision is not None and (decision.approve is not None or decision.has_response):
+                raise WorkflowError(f"Run {run_id} is not waiting at a gate: its gate was answered and it is queued "
+                                    "for a worker (`lobster runs` lists it; `lobster resume --run ID` gives its result "
+                                    "once it finished)")
             if decision is not None and decision.cancel:
                 backend.journal(log.run_id).finish()  # nothing runs: the run is forgotten
                 return cancelled_envelope()
@@ -56,6 +63,18 @@ def resume_run(run_id: str, decision: Any, retry_step: bool, skip_step: bool, ct
         return error_envelope("parse_error", str(exc))
     except WorkflowError as exc:
         return error_envelope("runtime_error", str(exc))
+
+
+def _finished_on_worker(store: StateStore, run_id: str) -> Envelope | None:
+    """The final envelope of a detached run that a worker finished (the Postgres backend keeps it)."""
+    from lobsterlang.interpret.backend import BackendStore
+
+    if not isinstance(store, BackendStore) or not run_id:
+        return None
+    from lobsterlang.interpret.backend.postgres import PgStore
+    from lobsterlang.interpret.backend.worker import final_envelope
+
+    return final_envelope(store.url, run_id) if isinstance(store, PgStore) else None
 
 
 def _at_gate(log: RunLog, decision: Any, ctx: Any) -> Envelope:

@@ -186,6 +186,10 @@ def _continue(stored: Stored, decision: Any, ctx: Any, claim: Claim, state_key: 
     last = stored.state.get("inputStepId") or last_with_record(stored.workflow, stored.results, stored.index)
     gate = stored.gate_id or ""
     journal.pending.append({"event": "resumed", "index": stored.index, "records": {gate: stored.results.get(gate)}, "last": last})
+    if _on_worker(store, run_id, ctx.env):
+        from lobsterlang.interpret.backend.handoff import hand_off
+
+        return hand_off(store, journal, state_key, ctx.cwd, lambda: _forget(store, claim, stored, state_key))
     return _drive_resumed(frame, opts, journal, info, stored, last, claim, state_key)
 
 
@@ -203,6 +207,17 @@ def _drive_resumed(frame: Frame, opts: Options, journal: EventJournal, info: Run
         return error_envelope("runtime_error", exc.message if isinstance(exc, LobsterRunError) else str(exc))
     _forget(opts.store, claim, stored, state_key)
     return envelope
+
+
+def _on_worker(store: StateStore, run_id: str, env: Mapping[str, str]) -> bool:
+    """Whether the rest of the run goes to the workers (a detached run; the Postgres backend only)."""
+    from lobsterlang.interpret.backend import BackendStore
+
+    if not isinstance(store, BackendStore):
+        return False  # the file backend: nothing to import, nothing to ask
+    from lobsterlang.interpret.backend.handoff import wants_worker
+
+    return wants_worker(store, run_id, env)
 
 
 def _superseded(stored: Stored) -> tuple[str, ...]:
