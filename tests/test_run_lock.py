@@ -181,3 +181,14 @@ def test_another_thread_of_the_same_process_is_refused(tmp_path: Path) -> None:
         thread.join()
     assert outcome == [f"Run r1 is in progress (process {os.getpid()} holds it); wait for it to finish or halt, "
                        "or stop that process, then resume again"]
+
+
+def test_a_database_store_takes_no_lock_file_in_the_working_directory(tmp_path: Path, monkeypatch: Any) -> None:
+    # A Postgres store's `dir` is its (redacted) URL: a run lock there made a `postgresql:/…` folder in the cwd.
+    from lobsterlang.interpret.backend import BackendStore
+
+    monkeypatch.chdir(tmp_path)
+    store = BackendStore("postgresql://user:***@db/x")
+    with hold_run(store, "r0123456789ab"):
+        assert holder_pid(store, "r0123456789ab") is None
+    assert list(tmp_path.iterdir()) == []

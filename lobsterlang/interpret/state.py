@@ -116,6 +116,9 @@ class Claim:
 class StateStore:
     """Read and write JSON state under one directory (created 0700 on first write)."""
 
+    on_disk = True
+    """Whether runs live in `dir` (their journals and run locks); a database backend's store says False."""
+
     def __init__(self, directory: str | os.PathLike[str] | None = None) -> None:
         self.root = os.fspath(directory) if directory is not None else default_state_dir()
 

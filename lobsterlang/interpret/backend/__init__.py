@@ -44,6 +44,8 @@ class Backend(Protocol):
 class BackendStore(StateStore):
     """A state store that belongs to a backend other than the state directory."""
 
+    on_disk = False
+
     @property
     def backend(self) -> Backend:
         raise NotImplementedError

@@ -37,7 +37,13 @@ def lock_path(store: StateStore, run_id: str) -> Path:
 
 @contextlib.contextmanager
 def hold_run(store: StateStore, run_id: str) -> Iterator[None]:
-    """Hold run `run_id` for the block; raises RunBusy when another live process holds it."""
+    """Hold run `run_id` for the block; raises RunBusy when another live process holds it.
+
+    A store whose runs are not on disk (a database backend) holds its runs itself (`Backend.hold`).
+    """
+    if not store.on_disk:
+        yield
+        return
     path = str(lock_path(store, run_id))
     key = (path, threading.get_ident())
     if key in _held:
@@ -52,6 +58,8 @@ def hold_run(store: StateStore, run_id: str) -> Iterator[None]:
 
 def holder_pid(store: StateStore, run_id: str) -> int | None:
     """The pid of the live process holding the run (0 when it has not written it yet), or None."""
+    if not store.on_disk:
+        return None
     try:
         fd = os.open(lock_path(store, run_id), os.O_RDONLY)
     except OSError:
