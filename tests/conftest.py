@@ -22,3 +22,10 @@ if "LOBSTER_CACHE_DIR" not in os.environ:  # `lobster lint` keeps a shellcheck c
     _CACHE = tempfile.mkdtemp(prefix="lobster-test-cache-")
     os.environ["LOBSTER_CACHE_DIR"] = _CACHE
     atexit.register(shutil.rmtree, _CACHE, True)
+
+
+def pytest_sessionstart() -> None:
+    """Start the npm installs of a fresh clone now, so they overlap with the Python tests."""
+    from npm_installs import start_in_background
+
+    start_in_background()

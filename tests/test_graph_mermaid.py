@@ -8,13 +8,10 @@ on first use.
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import html
 import json
 import shutil
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +19,7 @@ import pytest
 from helpers import CASES, ROOT
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from npm_installs import install
 
 from lobsterlang.cli import main
 from lobsterlang.compile import compile_workflow
@@ -36,23 +34,14 @@ NASTY = [*"()[]{}|&\"'<>#%;:-=.!*$`\\/ ~^@,\t", "%%", '%%{init: {"theme":"dark"}
 LABEL = st.lists(st.sampled_from([*NASTY, "a", "b", "x1", " "]), min_size=1, max_size=12).map("".join)
 
 
-@contextlib.contextmanager
-def _install_lock() -> Iterator[None]:
-    with (CHECKER / "package.json").open() as handle:  # one `npm ci` at a time across test processes
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        yield
-
-
 @pytest.fixture(scope="module")
 def checker() -> Path:
     """The checker's folder, with its node_modules installed (or skip when Node or npm is absent)."""
     node, npm = shutil.which("node"), shutil.which("npm")
     if node is None or npm is None:
         pytest.skip("node and npm are needed to run the Mermaid parser (tests/mermaid)")
-    with _install_lock():
-        if not (CHECKER / "node_modules" / "mermaid").is_dir():
-            subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts"], cwd=CHECKER, check=True,
-                           capture_output=True, timeout=600)
+    result = install(CHECKER)
+    assert result is None or result.returncode == 0, result.stdout + result.stderr
     return CHECKER
 
 

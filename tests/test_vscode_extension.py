@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from helpers import ROOT
+from npm_installs import install
 
 from lobsterlang import compile_workflow
 from lobsterlang.commands.specs import COMMANDS
@@ -33,9 +34,8 @@ def _npm(*args: str, timeout: float) -> subprocess.CompletedProcess[str]:
 @pytest.fixture(scope="module")
 def node_modules() -> None:
     """`npm ci` once when node_modules is missing (a fresh clone or CI)."""
-    if not (EXTENSION / "node_modules" / ".package-lock.json").is_file():
-        result = _npm("ci", "--no-audit", "--no-fund", timeout=900)
-        assert result.returncode == 0, result.stdout + result.stderr
+    result = install(EXTENSION)
+    assert result is None or result.returncode == 0, result.stdout + result.stderr
 
 
 @needs_node

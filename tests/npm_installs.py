@@ -1,0 +1,45 @@
+"""The two npm folders the tests use (the VS Code extension, the Mermaid checker), installed once per clone.
+
+`npm ci` takes 20-80 s on a fresh clone. The session starts both installs in the background
+(conftest.py), so they overlap with the Python tests; each folder's fixture calls `install` too,
+which waits on the same lock and finds the work done (or does it, when the background one failed).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import shutil
+import subprocess
+import threading
+from pathlib import Path
+
+from helpers import ROOT
+
+FOLDERS = {
+    ROOT / "vscode-extension": "node_modules/.package-lock.json",
+    ROOT / "tests" / "mermaid": "node_modules/mermaid",
+}
+"""Each npm folder and the path that exists once its `npm ci` has finished."""
+
+
+def installed(folder: Path) -> bool:
+    return (folder / FOLDERS[folder]).exists()
+
+
+def install(folder: Path, timeout: float = 900) -> subprocess.CompletedProcess[str] | None:
+    """`npm ci` in `folder` unless done; one at a time per folder across threads and processes (None: nothing to do)."""
+    with (folder / "package.json").open() as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        if installed(folder):
+            return None
+        return subprocess.run([str(shutil.which("npm")), "ci", "--no-audit", "--no-fund", "--ignore-scripts"],
+                              cwd=folder, capture_output=True, text=True, timeout=timeout, check=False)
+
+
+def start_in_background() -> None:
+    """Begin every missing install in a daemon thread (nothing when Node or npm is absent)."""
+    if shutil.which("node") is None or shutil.which("npm") is None:
+        return
+    for folder in FOLDERS:
+        if not installed(folder):
+            threading.Thread(target=install, args=(folder,), daemon=True, name=f"npm ci {folder.name}").start()
