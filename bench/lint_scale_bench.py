@@ -20,7 +20,7 @@ from pathlib import Path
 from corpus import write_corpus
 from harness import best_of_each, build_kind, lobster_command
 
-from lobsterlang.lint.jobs import cpu_count
+from lobsterlang.cpus import usable_cpus
 from lobsterlang.lint.rules.shellcheck import binary
 
 
@@ -59,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
         }
         best = best_of_each(args.passes, works)
     yaml = best["yamllint -d default (same files)"]
-    print(f"{args.files} files x {args.steps} steps, wall time, {cpu_count()} CPUs, best of {args.passes} "
+    print(f"{args.files} files x {args.steps} steps, wall time, {usable_cpus()} CPUs, best of {args.passes} "
           f"(taking turns in each pass); lobsterlang: {build_kind()}")
     print("| what | wall time | / yamllint |\n| --- | --- | --- |")
     for label, seconds in best.items():

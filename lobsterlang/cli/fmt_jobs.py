@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from pathlib import Path
 
 from lobsterlang.config_file import ConfigError
+from lobsterlang.cpus import usable_cpus
 from lobsterlang.diagnostics import Diagnostic
 from lobsterlang.fmt.api import FormatError, format_parsed, is_json_path, parse, verified
 from lobsterlang.fmt.config import style_for
@@ -44,7 +44,7 @@ def converted_name(path: str) -> str:
 def examine_all(paths: list[str], to_yaml: bool, verify: bool) -> list[Job]:
     """Examine every file, in order; many files are shared among one worker process per CPU."""
     work = partial(examine, to_yaml=to_yaml, verify=verify)
-    workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    workers = usable_cpus()
     if len(paths) < PARALLEL_FROM or workers < 2:
         return [work(path) for path in paths]
     with ProcessPoolExecutor(workers) as pool:

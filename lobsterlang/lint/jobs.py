@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import os
 from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from pathlib import Path
 
+from lobsterlang.cpus import usable_cpus
 from lobsterlang.lint.config import Config
 from lobsterlang.lint.engine import FileResult, Source, lint_sources
 from lobsterlang.lint.shellcheck_cache import ShellcheckCache
@@ -24,7 +24,7 @@ def lint_in_parallel(sources: list[Source], config: Config, cache_dir: Path | No
     Without `keep_ir`, results computed in workers come back without their IR (`workflow` None):
     sending the IR between processes costs more than linting the file.
     """
-    workers = cpu_count()
+    workers = usable_cpus()
     if len(sources) < PARALLEL_FROM or workers < 2:
         return _lint_chunk(sources, config, cache_dir)
     size = -(-len(sources) // (workers * CHUNKS_PER_WORKER))
@@ -32,11 +32,6 @@ def lint_in_parallel(sources: list[Source], config: Config, cache_dir: Path | No
     work = partial(_lint_chunk, config=config, cache_dir=cache_dir, keep_ir=keep_ir)
     with ProcessPoolExecutor(workers) as pool:
         return [result for part in pool.map(work, chunks) for result in part]
-
-
-def cpu_count() -> int:
-    """The CPUs this process may use."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def _lint_chunk(sources: list[Source], config: Config, cache_dir: Path | None, keep_ir: bool = True) -> list[FileResult]:

@@ -17,7 +17,7 @@ Capture = pytest.CaptureFixture[str]
 
 def _lint(args: list[str], capsys: Capture, parallel: bool, monkeypatch: pytest.MonkeyPatch) -> tuple[int, str]:
     monkeypatch.setattr(jobs, "PARALLEL_FROM", 2 if parallel else 10**9)
-    monkeypatch.setattr(jobs, "cpu_count", lambda: 3)  # three workers even on a small machine
+    monkeypatch.setattr(jobs, "usable_cpus", lambda: 3)  # three workers even on a small machine
     code = main(["lint", *args])
     return code, capsys.readouterr().out
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -14,6 +13,7 @@ from functools import partial
 from pathlib import Path
 
 from lobsterlang import ir
+from lobsterlang.cpus import usable_cpus
 from lobsterlang.diagnostics import Diagnostic, Severity
 from lobsterlang.lint.context import LintContext
 from lobsterlang.lint.registry import Rule, register
@@ -121,7 +121,7 @@ def _cached(texts: list[str], program: str, cache: ShellcheckCache | None) -> di
 
 def _run_all(texts: list[str], program: str, cache: ShellcheckCache | None) -> dict[str, Comments]:
     """shellcheck's comments on each text, in batches spread over one thread (and shellcheck process) per CPU."""
-    workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    workers = usable_cpus()
     size = min(_BATCH, -(-len(texts) // workers))
     batches = [texts[start : start + size] for start in range(0, len(texts), size)]
     found: dict[str, Comments] = {}
