@@ -28,11 +28,17 @@ def find_config(start: Path, tool: str) -> Path | None:
     return None
 
 
-def read_table(path: Path, tool: str) -> dict[str, Any] | None:
-    """The tool's table in `path` (None when it has none); ConfigError when the file is not valid TOML."""
+def read_toml(path: Path) -> dict[str, Any]:
+    """The whole TOML file; ConfigError when it cannot be read or is not valid TOML."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{path}: {exc}") from None
+    return data
+
+
+def read_table(path: Path, tool: str) -> dict[str, Any] | None:
+    """The tool's table in `path` (None when it has none); ConfigError when the file is not valid TOML."""
+    data = read_toml(path)
     table = data.get(tool) if path.name == ".lobster.toml" else data.get("tool", {}).get("lobster", {}).get(tool)
     return table if isinstance(table, dict) else None

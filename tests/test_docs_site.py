@@ -32,6 +32,9 @@ def test_site_builds_strict(tmp_path: Path) -> None:
     assert (site / "commands" / "exec" / "index.html").is_file() and (site / "rules" / "L301" / "index.html").is_file()
     assert "Results" in (site / "speed" / "index.html").read_text(encoding="utf-8"), "speed.md includes bench/README.md"
     assert (site / "repo" / "grammar" / "expr.lark").is_file(), "linked repository files are published"
+    for schema in ("lobster-workflow.schema.json", "ir.schema.json"):
+        assert (site / "schema" / schema).is_file(), "each schema is published where its $id says"
+    assert "Keep a Changelog" in (site / "changelog" / "index.html").read_text(encoding="utf-8")
 
 
 def test_links_out_of_docs_resolve_only_to_existing_repository_files() -> None:

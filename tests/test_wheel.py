@@ -60,6 +60,8 @@ def _assert_wheel_carries_license_and_types(wheel: Path) -> None:
     assert "lobsterlang/py.typed" in names, "PEP 561: type checkers use the package's annotations only with py.typed"
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names), sorted(names)[:20]
     assert "License-File: LICENSE" in metadata and "Classifier: Typing :: Typed" in metadata
+    urls = {line.split(": ", 1)[1].split(",", 1)[0] for line in metadata.splitlines() if line.startswith("Project-URL: ")}
+    assert urls == {"Documentation", "Source", "Issues", "Changelog"}, urls
 
 
 @pytest.mark.slow

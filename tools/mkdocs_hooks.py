@@ -1,10 +1,11 @@
 """mkdocs hook: links from docs/ to repository files (`../grammar/expr.lark`) work on the site too.
 
-On GitHub those links open the file in the repository. The site has no repository to link to (the project
-has no public home yet), so each linked repository file is published under `repo/` in the site and the link
-is pointed there; a link to a directory or to a Markdown file (which mkdocs would render as a page with
+On GitHub those links open the file in the repository. On the site (which may be read offline, or built
+from a revision the repository does not show), each linked repository file is published under `repo/` in
+the site and the link is pointed there; a link to a directory or to a Markdown file (which mkdocs would render as a page with
 broken links) becomes plain text, unless a page includes it whole (INCLUDED). A link to a missing file is
-left alone, so the strict build fails on it.
+left alone, so the strict build fails on it. The JSON Schemas are published under `schema/`, where their
+`$id` says they are.
 """
 
 from __future__ import annotations
@@ -20,8 +21,10 @@ from mkdocs.structure.pages import Page
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 SITE_DIR = "repo"
-INCLUDED = {"bench/README.md": "speed.md"}
+INCLUDED = {"bench/README.md": "speed.md", "CHANGELOG.md": "changelog.md"}
 """Repository Markdown files that a docs page includes whole (pymdownx.snippets): links go to that page."""
+SCHEMAS = (ROOT / "grammar" / "lobster-workflow.schema.json", DOCS / "ir.schema.json")
+"""Published as `schema/<name>`: each one's `$id` is the site's URL followed by that path."""
 _LINK = re.compile(r"\[(?P<text>[^\]]*)\]\((?P<target>\.\./[^)#\s]+)(?P<anchor>#[^)\s]*)?\)")
 
 
@@ -38,7 +41,9 @@ def _publishable(path: Path) -> bool:
 
 
 def on_files(files: Files, config: Any) -> Files:
-    """Publish every repository file that a docs page links to."""
+    """Publish the schemas, and every repository file that a docs page links to."""
+    for schema in SCHEMAS:
+        files.append(File.generated(config, f"schema/{schema.name}", abs_src_path=str(schema)))
     published: set[Path] = set()
     for file in list(files.documentation_pages()):
         for match in _LINK.finditer(Path(file.abs_src_path or "").read_text(encoding="utf-8")):
