@@ -16,7 +16,7 @@ from lobsterlang.lint import Config, ConfigError, Source, find_config, lint_sour
 from lobsterlang.query.names import Occurrence, occurrences
 from lobsterlang.query.recover import compile_recovering
 from lobsterlang.record import replace
-from lsp.positions import PositionMap
+from lsp.positions import UTF16, PositionMap
 
 WORKSPACE_SUFFIXES = (".lobster", ".lobster.yaml", ".lobster.yml", ".lobster.json")
 """The names the VS Code extension opens as Lobster; other files are served when an editor opens them."""
@@ -28,10 +28,10 @@ class Analysis:
     `result` (the compile result) for edits that need a file without errors, and `workflow`, the IR to navigate
     with: the current one, the part above a syntax error, or the last version that compiled."""
 
-    def __init__(self, uri: str, version: int | None, text: str, last_good: ir.Workflow | None) -> None:
+    def __init__(self, uri: str, version: int | None, text: str, last_good: ir.Workflow | None, encoding: str = UTF16) -> None:
         self.uri, self.version, self.text = uri, version, text
         self.path = to_fs_path(uri) or uri
-        self.positions = PositionMap(text)
+        self.positions = PositionMap(text, encoding)
         self.findings: tuple[Diagnostic, ...] | None = None
         self.with_shellcheck = False
         self._last_good = last_good
@@ -95,6 +95,8 @@ class Documents:
     """Analyses by URI (one per version), the last good IR of each document, and lint configs by directory."""
 
     def __init__(self) -> None:
+        self.encoding: str = UTF16
+        """The position encoding agreed with the client (set at initialization)."""
         self._analyses: dict[str, Analysis] = {}
         self._last_good: dict[str, ir.Workflow] = {}
         self._configs: dict[Path, Config] = {}
@@ -109,7 +111,7 @@ class Documents:
             return cached
         if cached is not None and cached.full_ir is not None:
             self._last_good[uri] = cached.full_ir
-        analysis = Analysis(uri, version, text, self._last_good.get(uri))
+        analysis = Analysis(uri, version, text, self._last_good.get(uri), self.encoding)
         self._analyses[uri] = analysis
         return analysis
 
