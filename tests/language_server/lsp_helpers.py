@@ -43,7 +43,8 @@ def capabilities(profile: str) -> types.ClientCapabilities:
     if profile != "helix":
         return client_capabilities(profile)
     recorded = json.loads(HELIX.read_text(encoding="utf-8"))["capabilities"]
-    return default_converter().structure(recorded, types.ClientCapabilities)
+    converted: types.ClientCapabilities = default_converter().structure(recorded, types.ClientCapabilities)  # type: ignore[no-untyped-call, unused-ignore]
+    return converted
 
 
 def open_doc(client: LanguageClient, path: Path, text: str | None = None, version: int = 1) -> str:

@@ -61,7 +61,7 @@ def edited(text: str, edit: Edit) -> str:
     lines = text.splitlines(keepends=True)
     line = min(int(where * len(lines)), len(lines))
     if kind == "insert":
-        return "".join(lines[:line] + [SNIPPETS[which]] + lines[line:])
+        return "".join([*lines[:line], SNIPPETS[which], *lines[line:]])
     if kind == "delete":
         return "".join(lines[:line] + lines[line + 1 :])
     offset = int(where * len(text))
