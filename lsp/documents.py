@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,7 +12,7 @@ from lobsterlang import ir
 from lobsterlang.compile import CompileResult
 from lobsterlang.diagnostics import Diagnostic
 from lobsterlang.lint import Config, ConfigError, Source, find_config, lint_source, load_config
-from lobsterlang.query.names import Occurrence, occurrences
+from lobsterlang.query.names import Occurrence, definitions, occurrences, occurrences_within
 from lobsterlang.query.recover import compile_recovering
 from lobsterlang.record import replace
 from lsp.positions import UTF16, PositionMap
@@ -40,7 +39,7 @@ class Analysis:
         self.full_ir: ir.Workflow | None = None
         """The IR of the whole text, once compiled (None when it does not compile or was not compiled yet)."""
         self._named: list[Occurrence] | None = None
-        self._starts: list[int] | None = None
+        self._step_starts: list[int] | None = None
         self._definitions: dict[tuple[str, str], list[Occurrence]] | None = None
 
     @property
@@ -71,19 +70,18 @@ class Analysis:
         return self._named
 
     def occurrences_in(self, start: int, end: int) -> list[Occurrence]:
-        """The occurrences wholly inside `start`..`end`."""
-        named = self.occurrences
-        if self._starts is None:
-            self._starts = [o.start for o in named]
-        first = bisect_left(self._starts, start)
-        return [o for o in named[first : bisect_right(self._starts, end)] if o.end <= end]
+        """The occurrences wholly inside `start`..`end` (only the steps there are read: one per finding)."""
+        if self.workflow is None:
+            return []
+        if self._step_starts is None:
+            self._step_starts = [step.span.start for step in self.workflow.steps]
+        return occurrences_within(self.workflow, self.text, start, end, self._step_starts)
 
     def definitions_of(self, names: set[tuple[str, str]]) -> list[Occurrence]:
         if self._definitions is None:
             self._definitions = {}
-            for o in self.occurrences:
-                if o.role == "definition":
-                    self._definitions.setdefault((o.kind, o.name), []).append(o)
+            for o in definitions(self.workflow, self.text) if self.workflow else ():
+                self._definitions.setdefault((o.kind, o.name), []).append(o)
         return [o for key in sorted(names) for o in self._definitions.get(key, ())]
 
     @property

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bisect import bisect_right
+from itertools import accumulate
 
 from lsprotocol import types
 
@@ -21,11 +22,7 @@ class PositionMap:
     def __init__(self, text: str, encoding: str = UTF16) -> None:
         self.text = text
         self.encoding = encoding
-        self._starts = [0]
-        position = text.find("\n")
-        while position != -1:
-            self._starts.append(position + 1)
-            position = text.find("\n", position + 1)
+        self._starts = list(accumulate((len(line) + 1 for line in text.split("\n")[:-1]), initial=0))
 
     def position(self, offset: int) -> types.Position:
         offset = max(0, min(offset, len(self.text)))
