@@ -227,7 +227,7 @@ def test_findings_and_fixes_in_a_range() -> None:
     assert len(findings_in_range(found, 0, len(FLOW))) == len(found)
 
 
-@pytest.mark.parametrize("path", sorted(str(p) for p in Path("examples").rglob("*.lobster")) + ["FLOW"])
+@pytest.mark.parametrize("path", [*sorted(str(p) for p in (Path(__file__).parent.parent / "examples").rglob("*.lobster")), "FLOW"])
 def test_occurrences_within_a_range_and_definitions_agree_with_the_whole_list(path: str) -> None:
     """The language server reads names only around each finding; it must see what the whole list has there."""
     from lobsterlang.query.names import definitions, occurrences, occurrences_within
