@@ -7,8 +7,9 @@ arg (every caller's `workflow_args` key changes), opens all 200 files and reads 
 
     python bench/lsp_bench.py [--files 200] [--steps 500] [--edits 50]
 
-Diagnostics latency is measured from the edit to the published diagnostics, minus the server's debounce.
-Figures are printed, never asserted (a shared, loaded machine makes them vary).
+Diagnostics latency is measured from the edit to the published diagnostics, minus the server's debounce;
+the server's CPU time over the same interval (Linux scheduler statistics) is printed too, as it varies far
+less than the latency on a shared, loaded machine. Figures are printed, never asserted.
 """
 
 from __future__ import annotations
@@ -71,6 +72,11 @@ class Editor:
         ident = types.VersionedTextDocumentIdentifier(version=version, uri=uri)
         self.client.text_document_did_change(types.DidChangeTextDocumentParams(ident, [change]))
 
+    def cpu_ms(self) -> float:
+        """The CPU time the server has used so far (all its threads; Linux's scheduler statistics, in ns)."""
+        pid = self.client._server.pid if self.client._server else None
+        return sum(int(stat.read_text().split()[0]) for stat in Path(f"/proc/{pid}/task").glob("*/schedstat")) / 1e6
+
     def rss_mb(self) -> float:
         pid = self.client._server.pid if self.client._server else None
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -100,22 +106,23 @@ async def big_file(editor: Editor, root: Path, steps: int, edits: int) -> dict[s
     event = editor.expect(path.as_uri())
     uri = editor.open(path)
     await event.wait()
-    diag, completion, hover = [], [], []
+    diag, cpu, completion, hover = [], [], [], []
     anchor = text.index("steps:\n")
     for version in range(2, edits + 2):
         text = text[:anchor] + f"# edit {version}\n" + text[anchor:]
         event = editor.expect(uri)
-        start = time.perf_counter()
+        start, used = time.perf_counter(), editor.cpu_ms()
         editor.change(uri, text, version)
         await event.wait()
         diag.append((time.perf_counter() - start - DEBOUNCE_SECONDS) * 1000)
+        cpu.append(editor.cpu_ms() - used)
     dollars = [i + 1 for i in range(len(text)) if text[i] == "$"][: edits]
     for offset in dollars:
         params = types.CompletionParams(text_document=types.TextDocumentIdentifier(uri), position=position(text, offset))
         completion.append(await timed(editor.client.text_document_completion_async(params)))
         hovered = types.HoverParams(text_document=types.TextDocumentIdentifier(uri), position=position(text, offset + 1))
         hover.append(await timed(editor.client.text_document_hover_async(hovered)))
-    return {"diagnostics after debounce": diag, "completion": completion, "hover": hover}
+    return {"diagnostics after debounce": diag, "server CPU per edit": cpu, "completion": completion, "hover": hover}
 
 
 def write_project(root: Path, files: int, steps: int) -> list[Path]:

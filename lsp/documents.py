@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,10 +12,10 @@ from lobsterlang import ir
 from lobsterlang.compile import CompileResult
 from lobsterlang.diagnostics import Diagnostic
 from lobsterlang.lint import Config, ConfigError, Source, find_config, lint_source, load_config
-from lobsterlang.query.names import Occurrence, occurrences
+from lobsterlang.query.names import Occurrence, definitions, occurrences, occurrences_within
 from lobsterlang.query.recover import compile_recovering
 from lobsterlang.record import replace
-from lsp.positions import PositionMap
+from lsp.positions import UTF16, PositionMap
 
 WORKSPACE_SUFFIXES = (".lobster", ".lobster.yaml", ".lobster.yml", ".lobster.json")
 """The names the VS Code extension opens as Lobster; other files are served when an editor opens them."""
@@ -28,10 +27,10 @@ class Analysis:
     `result` (the compile result) for edits that need a file without errors, and `workflow`, the IR to navigate
     with: the current one, the part above a syntax error, or the last version that compiled."""
 
-    def __init__(self, uri: str, version: int | None, text: str, last_good: ir.Workflow | None) -> None:
+    def __init__(self, uri: str, version: int | None, text: str, last_good: ir.Workflow | None, encoding: str = UTF16) -> None:
         self.uri, self.version, self.text = uri, version, text
         self.path = to_fs_path(uri) or uri
-        self.positions = PositionMap(text)
+        self.positions = PositionMap(text, encoding)
         self.findings: tuple[Diagnostic, ...] | None = None
         self.with_shellcheck = False
         self._last_good = last_good
@@ -40,7 +39,7 @@ class Analysis:
         self.full_ir: ir.Workflow | None = None
         """The IR of the whole text, once compiled (None when it does not compile or was not compiled yet)."""
         self._named: list[Occurrence] | None = None
-        self._starts: list[int] | None = None
+        self._step_starts: list[int] | None = None
         self._definitions: dict[tuple[str, str], list[Occurrence]] | None = None
 
     @property
@@ -71,19 +70,18 @@ class Analysis:
         return self._named
 
     def occurrences_in(self, start: int, end: int) -> list[Occurrence]:
-        """The occurrences wholly inside `start`..`end`."""
-        named = self.occurrences
-        if self._starts is None:
-            self._starts = [o.start for o in named]
-        first = bisect_left(self._starts, start)
-        return [o for o in named[first : bisect_right(self._starts, end)] if o.end <= end]
+        """The occurrences wholly inside `start`..`end` (only the steps there are read: one per finding)."""
+        if self.workflow is None:
+            return []
+        if self._step_starts is None:
+            self._step_starts = [step.span.start for step in self.workflow.steps]
+        return occurrences_within(self.workflow, self.text, start, end, self._step_starts)
 
     def definitions_of(self, names: set[tuple[str, str]]) -> list[Occurrence]:
         if self._definitions is None:
             self._definitions = {}
-            for o in self.occurrences:
-                if o.role == "definition":
-                    self._definitions.setdefault((o.kind, o.name), []).append(o)
+            for o in definitions(self.workflow, self.text) if self.workflow else ():
+                self._definitions.setdefault((o.kind, o.name), []).append(o)
         return [o for key in sorted(names) for o in self._definitions.get(key, ())]
 
     @property
@@ -95,6 +93,8 @@ class Documents:
     """Analyses by URI (one per version), the last good IR of each document, and lint configs by directory."""
 
     def __init__(self) -> None:
+        self.encoding: str = UTF16
+        """The position encoding agreed with the client (set at initialization)."""
         self._analyses: dict[str, Analysis] = {}
         self._last_good: dict[str, ir.Workflow] = {}
         self._configs: dict[Path, Config] = {}
@@ -109,7 +109,7 @@ class Documents:
             return cached
         if cached is not None and cached.full_ir is not None:
             self._last_good[uri] = cached.full_ir
-        analysis = Analysis(uri, version, text, self._last_good.get(uri))
+        analysis = Analysis(uri, version, text, self._last_good.get(uri), self.encoding)
         self._analyses[uri] = analysis
         return analysis
 

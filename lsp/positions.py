@@ -1,30 +1,34 @@
-"""Offsets (code points, as lobsterlang's spans) ↔ LSP positions (0-based line, UTF-16 code units)."""
+"""Offsets (code points, as lobsterlang's spans) ↔ LSP positions (0-based line, characters in the negotiated encoding)."""
 
 from __future__ import annotations
 
 from bisect import bisect_right
+from itertools import accumulate
 
 from lsprotocol import types
 
+UTF16 = types.PositionEncodingKind.Utf16
+
 
 class PositionMap:
-    """Converts between offsets into one text and LSP positions; built once per document version."""
+    """Converts between offsets into one text and LSP positions; built once per document version.
 
-    __slots__ = ("_starts", "text")
+    Characters are counted in the position encoding the server and the client agreed on at
+    initialization (UTF-16 unless the client offered UTF-8 or UTF-32 first, as Neovim, Helix and Emacs do).
+    """
 
-    def __init__(self, text: str) -> None:
+    __slots__ = ("_starts", "encoding", "text")
+
+    def __init__(self, text: str, encoding: str = UTF16) -> None:
         self.text = text
-        self._starts = [0]
-        position = text.find("\n")
-        while position != -1:
-            self._starts.append(position + 1)
-            position = text.find("\n", position + 1)
+        self.encoding = encoding
+        self._starts = list(accumulate((len(line) + 1 for line in text.split("\n")[:-1]), initial=0))
 
     def position(self, offset: int) -> types.Position:
         offset = max(0, min(offset, len(self.text)))
         line = bisect_right(self._starts, offset) - 1
         segment = self.text[self._starts[line] : offset]
-        return types.Position(line, utf16_length(segment))
+        return types.Position(line, unit_length(segment, self.encoding))
 
     def range(self, start: int, end: int) -> types.Range:
         return types.Range(self.position(start), self.position(end))
@@ -35,23 +39,31 @@ class PositionMap:
             return len(self.text)
         start = self._starts[position.line]
         end = self._starts[position.line + 1] - 1 if position.line + 1 < len(self._starts) else len(self.text)
-        return start + code_points(self.text[start:end], position.character)
+        return start + code_points(self.text[start:end], position.character, self.encoding)
+
+
+def unit_length(text: str, encoding: str = UTF16) -> int:
+    """How many code units of `encoding` (`utf-8`, `utf-16` or `utf-32`) `text` takes."""
+    if text.isascii() or encoding == types.PositionEncodingKind.Utf32:
+        return len(text)
+    if encoding == types.PositionEncodingKind.Utf8:
+        return len(text.encode("utf-8"))
+    return len(text) + sum(1 for char in text if ord(char) > 0xFFFF)
 
 
 def utf16_length(text: str) -> int:
     """How many UTF-16 code units `text` takes."""
-    if text.isascii():
-        return len(text)
-    return len(text) + sum(1 for char in text if ord(char) > 0xFFFF)
+    return unit_length(text, UTF16)
 
 
-def code_points(line: str, units: int) -> int:
-    """How many code points of `line` the first `units` UTF-16 code units cover (clamped to the line)."""
-    if line.isascii():
+def code_points(line: str, units: int, encoding: str = UTF16) -> int:
+    """How many code points of `line` the first `units` code units cover (clamped to the line); a position
+    inside a character's code units counts from that character."""
+    if line.isascii() or encoding == types.PositionEncodingKind.Utf32:
         return min(units, len(line))
     count = 0
     for index, char in enumerate(line):
-        count += 2 if ord(char) > 0xFFFF else 1
+        count += unit_length(char, encoding)
         if count > units:
             return index
     return len(line)

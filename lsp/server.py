@@ -115,6 +115,11 @@ def build() -> LobsterServer:
 
 
 def _register_sync(server: LobsterServer) -> None:
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: LobsterServer, params: types.InitializeParams) -> None:
+        """pygls has picked the client's first position encoding it knows: count characters in it."""
+        ls.documents.encoding = ls.workspace.position_encoding or types.PositionEncodingKind.Utf16
+
     @server.feature(types.INITIALIZED)
     async def initialized(ls: LobsterServer, params: types.InitializedParams) -> None:
         ls.indexing = asyncio.get_event_loop().create_task(ls.index_workspace())  # kept: a task needs a reference

@@ -225,3 +225,21 @@ def test_findings_and_fixes_in_a_range() -> None:
     assert {d.code for d in fixes_in_range(found, at_ref, at_ref)} == {"L301"}
     assert fixes_in_range(found, 0, FLOW.index("steps:")) == []
     assert len(findings_in_range(found, 0, len(FLOW))) == len(found)
+
+
+@pytest.mark.parametrize("path", [*sorted(str(p) for p in (Path(__file__).parent.parent / "examples").rglob("*.lobster")), "FLOW"])
+def test_occurrences_within_a_range_and_definitions_agree_with_the_whole_list(path: str) -> None:
+    """The language server reads names only around each finding; it must see what the whole list has there."""
+    from lobsterlang.query.names import definitions, occurrences, occurrences_within
+
+    text = FLOW if path == "FLOW" else Path(path).read_text(encoding="utf-8")
+    workflow = compile_workflow(text, path).ir
+    assert workflow is not None
+    every = occurrences(workflow, text)
+    assert definitions(workflow, text) == [o for o in every if o.role == "definition"]
+    starts = [step.span.start for step in workflow.steps]
+    ranges = [(step.span.start, step.span.end) for step in workflow.steps] + [(0, len(text))]
+    ranges += [(o.start, o.end) for o in every] + [(o.start - 1, o.end + 3) for o in every] + [(o.start + 1, o.end) for o in every]
+    for start, end in ranges:
+        expected = [o for o in every if start <= o.start and o.end <= end]
+        assert occurrences_within(workflow, text, start, end, starts) == expected, (start, end)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from bisect import bisect_right
+from collections.abc import Iterable, Iterator
+from itertools import chain
 from pathlib import Path
 from typing import Literal
 
@@ -27,14 +29,29 @@ class Occurrence(Record):
         return self.start <= offset <= self.end
 
 
-def occurrences(workflow: ir.Workflow, text: str) -> list[Occurrence]:
-    """Every definition and reference of a step id or arg in `workflow`, in source order, without duplicates.
+def occurrences(workflow: ir.Workflow, text: str, among: Iterable[Occurrence] | None = None) -> list[Occurrence]:
+    """Every definition and reference of a step id or arg in `workflow` (or only those `among`), in source order,
+    without duplicates.
 
     A `$name` inside a for_each loop that names the loop's item or index variable is not a step reference.
     Only spans whose text is the name itself are returned (an escaped YAML string may not map one to one).
     """
-    found = {(o.start, o.end): o for o in _all(workflow) if text[o.start : o.end] == o.name}
+    found = {(o.start, o.end): o for o in (_all(workflow) if among is None else among) if text[o.start : o.end] == o.name}
     return sorted(found.values(), key=lambda o: o.start)
+
+
+def occurrences_within(workflow: ir.Workflow, text: str, start: int, end: int, step_starts: list[int]) -> list[Occurrence]:
+    """The occurrences wholly inside `start`..`end`, as `occurrences` lists them, reading only the steps that
+    overlap the range (`step_starts`: the start offsets of `workflow.steps`, in order)."""
+    first = max(0, bisect_right(step_starts, start) - 1)
+    overlapping = workflow.steps[first : bisect_right(step_starts, end)]
+    candidates = chain(_workflow_level(workflow), *(_step_occurrences(step) for step in overlapping))
+    return [o for o in occurrences(workflow, text, candidates) if start <= o.start and o.end <= end]
+
+
+def definitions(workflow: ir.Workflow, text: str) -> list[Occurrence]:
+    """Where every step id (branches and sub-steps included) and arg is defined, as `occurrences` lists them."""
+    return occurrences(workflow, text, _definitions(workflow))
 
 
 def references(workflow: ir.Workflow, text: str, kind: NameKind, name: str) -> list[Occurrence]:
@@ -53,23 +70,38 @@ def step_ids(workflow: ir.Workflow) -> list[str]:
 
 
 def _all(workflow: ir.Workflow) -> Iterator[Occurrence]:
-    yield from _definitions(workflow)
+    yield from _workflow_level(workflow)
+    for step in workflow.steps:
+        yield from _step_occurrences(step)
+
+
+def _workflow_level(workflow: ir.Workflow) -> Iterator[Occurrence]:
+    """The arg definitions and the references in the workflow's own `env:` and `cwd:`."""
+    for arg in workflow.args or ():
+        yield Occurrence("arg", arg.name, arg.name_span.start, arg.name_span.end, "definition", "args")
     yield from _env_refs(workflow.env, (), "env")
     if workflow.cwd is not None:
         yield from _template_refs(workflow.cwd, (), "cwd")
-    for step in workflow.steps:
-        yield from _step_refs(step, ())
 
 
 def _definitions(workflow: ir.Workflow) -> Iterator[Occurrence]:
     for arg in workflow.args or ():
         yield Occurrence("arg", arg.name, arg.name_span.start, arg.name_span.end, "definition", "args")
     for step in workflow.steps:
-        yield _id(step)
-        if isinstance(step.action, ir.Parallel):
-            yield from (_id(branch) for branch in step.action.branches)
-        elif isinstance(step.action, ir.ForEach):
-            yield from (_id(sub) for sub in step.action.steps)
+        yield from _step_definitions(step)
+
+
+def _step_definitions(step: ir.Step) -> Iterator[Occurrence]:
+    yield _id(step)
+    if isinstance(step.action, ir.Parallel):
+        yield from (_id(branch) for branch in step.action.branches)
+    elif isinstance(step.action, ir.ForEach):
+        yield from (_id(sub) for sub in step.action.steps)
+
+
+def _step_occurrences(step: ir.Step) -> Iterator[Occurrence]:
+    yield from _step_definitions(step)
+    yield from _step_refs(step, ())
 
 
 def _id(node: ir.Step | ir.Branch) -> Occurrence:

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 from pathlib import Path
 
 import pytest
 from lsprotocol import types
+from pygls.protocol import default_converter
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "lobsterlang", "lsp"])
-PROFILES = ["visual-studio-code", "neovim", "emacs"]
-"""The capability profiles pytest-lsp ships (Helix has none: see docs/editors.md)."""
+PROFILES = ["visual-studio-code", "neovim", "emacs", "helix"]
+"""The capability profiles pytest-lsp ships, and Helix's, written from its source (`clients/helix.json`)."""
+HELIX = Path(__file__).parent / "clients" / "helix.json"
 
 REGISTERED: list[types.Registration] = []
 """What the server registered dynamically (the config file watchers)."""
@@ -28,11 +31,20 @@ async def start(client: LanguageClient, profile: str, root: Path) -> None:
 
     await client.initialize_session(
         types.InitializeParams(
-            capabilities=client_capabilities(profile),
+            capabilities=capabilities(profile),
             root_uri=root.as_uri(),
             workspace_folders=[types.WorkspaceFolder(root.as_uri(), root.name)],
         )
     )
+
+
+def capabilities(profile: str) -> types.ClientCapabilities:
+    """A client's capabilities: pytest-lsp's profile, or the Helix fixture."""
+    if profile != "helix":
+        return client_capabilities(profile)
+    recorded = json.loads(HELIX.read_text(encoding="utf-8"))["capabilities"]
+    converted: types.ClientCapabilities = default_converter().structure(recorded, types.ClientCapabilities)  # type: ignore[no-untyped-call, unused-ignore]
+    return converted
 
 
 def open_doc(client: LanguageClient, path: Path, text: str | None = None, version: int = 1) -> str:

@@ -1,5 +1,5 @@
 # mypy: disable-error-code="union-attr, index, arg-type, no-untyped-call, untyped-decorator"
-"""End to end over stdio with pytest-lsp: every feature, with the VS Code, Neovim and Emacs capability profiles."""
+"""End to end over stdio with pytest-lsp: every feature, with the VS Code, Neovim, Emacs and Helix capability profiles."""
 
 from __future__ import annotations
 
@@ -124,6 +124,29 @@ async def test_diagnostics_follow_edits_and_a_broken_file_keeps_its_outline(clie
     forget_push(client, uri)
     change_doc(client, uri, FLOW, 3)
     assert not any("YAML" in d.message for d in await diagnostics(client, uri))
+
+
+async def test_positions_count_characters_in_the_encoding_the_client_offered_first(
+    client: LanguageClient, workspace: Path
+) -> None:
+    """Neovim 0.11 and Helix offer UTF-8 first and Emacs UTF-32: a column after non-ASCII text differs in each."""
+    general = client.capabilities.general
+    offered = [e for e in (general.position_encodings if general else None) or [] if e in ("utf-8", "utf-16", "utf-32")]
+    encoding = offered[0] if offered else "utf-16"
+
+    def column(line: str, before: str) -> int:
+        head = line[: line.index(before)]
+        return {"utf-8": len(head.encode("utf-8")), "utf-16": len(head) + head.count("🦞"), "utf-32": len(head)}[encoding]
+
+    broken = 'steps:\n  - id: greet\n    run: echo hi\n    when: "🦞 é" == $nope.approved\n'
+    uri = open_doc(client, workspace / "unicode.lobster", broken)
+    error = next(d for d in await diagnostics(client, uri) if d.code == "E003")
+    assert error.range.start == types.Position(3, column(broken.splitlines()[3], "=="))
+    text = 'steps:\n  - id: greet\n    run: echo hi\n  - id: next\n    run: echo "🦞 é" $greet.stdout\n'
+    change_doc(client, uri, text, 2)
+    at = types.Position(4, column(text.splitlines()[4], "greet.") + 1)
+    found = await client.text_document_definition_async(types.DefinitionParams(doc(uri), at))
+    assert [(loc.range.start.line, loc.range.start.character) for loc in found] == [(1, len("  - id: "))]
 
 
 async def test_definition_references_and_hover(client: LanguageClient, workspace: Path) -> None:

@@ -1,0 +1,80 @@
+"""Diagnostics after a run of edits equal those a fresh server computes for the final text (no stale state)."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from lsprotocol import types
+
+from lsp.convert import Capabilities, diagnostic
+from lsp.documents import Documents
+
+URI = "file:///nowhere/flow.lobster"
+START = """\
+args:
+  repo:
+    default: o/r
+steps:
+  - id: fetch
+    run: gh pr list --repo ${repo} --json
+  - id: gate
+    approval: required
+  - id: post
+    run: curl -X POST https://example.com/hook
+    stdin: $fetch.json
+    when: $gate.approved
+"""
+SNIPPETS = [
+    "  - id: fetch\n    run: echo again\n",  # a duplicate id
+    "  - id: early\n    run: cat\n    stdin: $late.json\n",  # a forward reference
+    "  - id: late\n    pipeline: \"exec --json --shell 'ls' | where 'n>2'\"\n",
+    "    when: $post.approved\n",
+    "    run: rm -rf /tmp/x\n",
+    "# a comment 🦞\n",
+    "  - id: gate\n    approval: required\n",
+    "    bad: [unclosed\n",
+    "  - id: step${repo}\n    run: echo ${missing}\n",
+    "\n",
+]
+CAPS = Capabilities(
+    types.ClientCapabilities(
+        text_document=types.TextDocumentClientCapabilities(
+            publish_diagnostics=types.PublishDiagnosticsClientCapabilities(related_information=True, code_description_support=True)
+        )
+    ),
+    pull=False,
+)
+
+Edit = tuple[str, float, int]
+EDITS = st.lists(st.tuples(st.sampled_from(["insert", "delete", "type"]), st.floats(0, 1), st.integers(0, len(SNIPPETS) - 1)), max_size=6)
+
+
+def lsp_diagnostics(documents: Documents, text: str, version: int) -> list[types.Diagnostic]:
+    documents.dirty.add(URI)  # edited text: no shellcheck process
+    analysis = documents.analysis(URI, text, version)
+    return [diagnostic(d, analysis, CAPS) for d in documents.findings(analysis)]
+
+
+def edited(text: str, edit: Edit) -> str:
+    """Insert a snippet at a line start, delete a line, or type one character at any offset."""
+    kind, where, which = edit
+    lines = text.splitlines(keepends=True)
+    line = min(int(where * len(lines)), len(lines))
+    if kind == "insert":
+        return "".join([*lines[:line], SNIPPETS[which], *lines[line:]])
+    if kind == "delete":
+        return "".join(lines[:line] + lines[line + 1 :])
+    offset = int(where * len(text))
+    return text[:offset] + "x:-$ '\"{"[which % 8] + text[offset:]
+
+
+@settings(max_examples=60, deadline=None)
+@given(EDITS)
+def test_edits_give_the_diagnostics_of_a_fresh_start(edits: list[Edit]) -> None:
+    documents, text = Documents(), START
+    lsp_diagnostics(documents, text, 1)
+    for version, edit in enumerate(edits, start=2):
+        text = edited(text, edit)
+        lsp_diagnostics(documents, text, version)
+        _ = documents.analysis(URI, text, version).occurrences  # what a hover or rename between edits computes
+    assert lsp_diagnostics(documents, text, len(edits) + 1) == lsp_diagnostics(Documents(), text, 1)
