@@ -120,3 +120,14 @@ def test_text_from_ir_breaks_a_long_stage_the_same_way() -> None:
     text = emit(workflow)
     assert "    pipeline: >-\n      llm.invoke\n      --model claude-sonnet\n" in text
     assert format_text(text, "x.lobster") == text
+
+
+def test_a_plain_string_that_only_looks_like_a_number_stays_plain() -> None:
+    source = "name: 2fa-rotate\nsteps:\n  - id: 01-fetch\n    workflow: 10-run-and-command.lobster\n    env:\n      VERSION: 1.0.3\n"
+    assert check_guarantees(source, "x.lobster") == source
+
+
+def test_a_plain_string_another_yaml_reader_takes_for_a_number_is_quoted() -> None:
+    # YAML 1.1 readers take 1_000 for 1000 and 12:30 for 750 (base 60): quoted, so every reader agrees.
+    source = "steps:\n  - id: a\n    run: echo\n    env:\n      COUNT: '1_000'\n      AT: '12:30'\n"
+    assert check_guarantees(source.replace("'", ""), "x.lobster") == source

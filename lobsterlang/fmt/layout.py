@@ -195,7 +195,8 @@ def _string(layout: Layout, lead: str, value: str, indent: int, path: Path) -> N
     if block is None:
         block = _canonical_block(layout, lead, value, indent)
     if block is None:
-        layout.lines.append(lead + " " + _quoted(layout, value))
+        plain = written == "" and scalars.kept_plain(value)  # `10-fetch.lobster` as written, not quoted
+        layout.lines.append(lead + " " + (value if plain else _quoted(layout, value)))
         return
     header, contents = block
     layout.lines.append(lead + " " + header)

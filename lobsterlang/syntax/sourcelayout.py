@@ -174,7 +174,7 @@ def _reads_back(block: WrittenBlock) -> bool:
     """Whether `block`'s lines under a key read back as its value."""
     snippet = "k: " + block.header + "\n" + "".join(("  " + line if line else "") + "\n" for line in block.lines)
     try:
-        read = yaml.load(snippet, Loader=_LOADER)  # noqa: S506 - a safe loader
+        read = yaml.load(snippet, Loader=_LOADER)  # a safe loader (C or Python)
     except yaml.YAMLError:
         return False
     return isinstance(read, dict) and read.get("k") == block.value
