@@ -346,8 +346,9 @@ def _pipeline(layout: Layout, lead: str, pipeline: PipelineText, indent: int, pa
 
 
 def _one_per_line(stages: tuple[str, ...], width: int | None = None) -> list[str]:
-    """One stage per line; in a folded block a stage longer than `width` also breaks before each of
-    its flags (`--model x`), the lines it folds back into one (no line break enters the value)."""
+    """One stage per line; in a folded block (`width` given) a stage longer than `width` also breaks
+    before each of its flags (`--model x`): folding joins those lines with single spaces again, so
+    no line break enters the value."""
     lines: list[str] = []
     for index, stage in enumerate(stages):
         line = ("| " if index else "") + stage

@@ -13,7 +13,7 @@ import yaml
 
 from lobsterlang.span import LineIndex
 from lobsterlang.syntax.nodes import children, key_text
-from lobsterlang.syntax.yamlload import compose_yaml
+from lobsterlang.syntax.yamlload import CoreLoader, compose_yaml
 
 Path = tuple[str | int, ...]
 
@@ -51,7 +51,8 @@ class SourceLayout:
 
 class WrittenBlock(NamedTuple):
     """A folded block scalar as the author wrote it: `header` (`>`, `>-`) and its lines without the
-    block's indentation (and without trailing spaces), which hold `value` again when indented anew."""
+    block's indentation (and without trailing spaces, unless they are part of the value), which
+    hold `value` again when indented anew."""
 
     value: str
     header: str
@@ -142,7 +143,7 @@ def _scalar(layout: SourceLayout, node: yaml.ScalarNode, path: Path, text: str) 
             layout.written[path] = block
 
 
-_BLOCK_HEADER = re.compile(r">([-]?)(?=[ \t]|$)")
+_BLOCK_HEADER = re.compile(r">(-?)(?=[ \t]|$)")
 """A folded block's header without an indentation indicator or keep chomping (`>`, `>-`), up to a comment."""
 
 
@@ -174,13 +175,11 @@ def _reads_back(block: WrittenBlock) -> bool:
     """Whether `block`'s lines under a key read back as its value."""
     snippet = "k: " + block.header + "\n" + "".join(("  " + line if line else "") + "\n" for line in block.lines)
     try:
-        read = yaml.load(snippet, Loader=_LOADER)  # a safe loader (C or Python)
+        read = yaml.load(snippet, Loader=CoreLoader)  # the compiler's own (safe) loader
     except yaml.YAMLError:
         return False
     return isinstance(read, dict) and read.get("k") == block.value
 
-
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def _fold_lengths(node: yaml.ScalarNode, text: str) -> tuple[int, ...] | None:
