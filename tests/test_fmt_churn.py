@@ -4,10 +4,17 @@ formatter before the fix; every output also passes the formatter's guarantees (`
 
 from __future__ import annotations
 
+import json
+
 from fmt_helpers import check_guarantees, compiled
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+from test_fmt_properties import PIPELINE
 
 from lobsterlang import ir
+from lobsterlang.compile import compile_workflow
 from lobsterlang.fmt import Style, emit, format_text
+from lobsterlang.fmt.meaning import meaning
 
 # A heredoc and a jq program in a folded block, in the style of public files: the more-indented
 # lines keep their line breaks, the others fold into spaces.
@@ -131,3 +138,32 @@ def test_a_plain_string_another_yaml_reader_takes_for_a_number_is_quoted() -> No
     # YAML 1.1 readers take 1_000 for 1000 and 12:30 for 750 (base 60): quoted, so every reader agrees.
     source = "steps:\n  - id: a\n    run: echo\n    env:\n      COUNT: '1_000'\n      AT: '12:30'\n"
     assert check_guarantees(source.replace("'", ""), "x.lobster") == source
+
+
+LINE = st.tuples(st.integers(0, 4), st.lists(st.sampled_from([*"ab #'\"|:-{}\\$", " ", "\t", "é"]), max_size=8).map("".join))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(st.sampled_from([">", ">-"]), st.lists(LINE, min_size=1, max_size=6), st.integers(0, 3))
+def test_any_folded_block_keeps_its_value_and_is_kept_as_written(header: str, lines: list[tuple[int, str]], extra: int) -> None:
+    """Folded blocks with any mix of more-indented, blank and space-only lines, at any indentation."""
+    pad = " " * (6 + extra)
+    body = "".join(pad + " " * depth + text + "\n" for depth, text in lines)
+    source = f"steps:\n  - id: a\n    run: {header}\n{body}"
+    result = compile_workflow(source, "x.lobster")
+    assume(result.ok)
+    out = check_guarantees(source, "x.lobster")
+    assert out.startswith(f"steps:\n  - id: a\n    run: {header}\n")  # still the author's folded block
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(PIPELINE, st.integers(40, 80))
+def test_any_pipeline_laid_out_at_any_width_keeps_its_meaning(pipeline: str, width: int) -> None:
+    source = json.dumps({"steps": [{"id": "a", "pipeline": pipeline}]})
+    before = compile_workflow(source, "x.json")
+    assume(before.ok and before.ir is not None)
+    style = Style(line_width=width)
+    out = format_text(source, "x.json", to_yaml=True, style=style)
+    after = compiled(out, "x.lobster")
+    assert meaning(after) == meaning(before.ir)
+    assert format_text(out, "x.lobster", style=style) == out

@@ -155,17 +155,17 @@ def _written_block(node: yaml.ScalarNode, text: str) -> WrittenBlock | None:
     if header is None or not newline or any(ch in raw for ch in LINE_BREAKS if ch != "\n"):
         return None
     lines = body.split("\n")
-    while lines and not lines[-1].strip(" "):
-        lines.pop()
-    if not lines:
+    first = next((line for line in lines if line.strip(" ")), None)
+    if first is None:
         return None
-    first = next(line for line in lines if line.strip(" "))
     depth = len(first) - len(first.lstrip(" "))
     if any(line.strip(" ") and not line.startswith(" " * depth) for line in lines):
         return None
     for tidy in (True, False):  # without trailing spaces where they carry nothing, else as written
-        kept = tuple(line.rstrip(" ")[depth:] if tidy else line[depth:] for line in lines)
-        block = WrittenBlock(node.value, ">" + header.group(1), kept)
+        kept = [line.rstrip(" ")[depth:] if tidy else line[depth:] for line in lines]
+        while not kept[-1]:  # empty lines after the block (the spaces of a deeper line are kept)
+            kept.pop()
+        block = WrittenBlock(node.value, ">" + header.group(1), tuple(kept))
         if _reads_back(block):
             return block
     return None
