@@ -2,18 +2,22 @@
 
     python bench/fmt_churn.py                          # bench/fmt_corpus and the examples
     python bench/fmt_churn.py DIR_OR_FILE ...          # other workflow files (.lobster/.yaml/.yml)
+    python bench/fmt_churn.py --extra DIR ...          # the default corpus, then each DIR as its own corpus
     python bench/fmt_churn.py --prettier /path/to/node_modules/.bin/prettier
+    python bench/fmt_churn.py --files                  # also list each changed file's churn
     python bench/fmt_churn.py --json out.json
 
-For every file that compiles, three outputs are compared with the file as written:
+For every file that compiles (the others are counted and skipped), three outputs are compared with
+the file as written:
   fmt         `format_text`: what `lobster fmt` writes (keeps the author's layout choices)
   canonical   text written from the IR alone (`format_workflow`), as `--from-ir` and the builder
               write it, and as `lobster fmt` wrote every file before it kept layout choices
   prettier    `prettier --parser yaml` (skipped, with a message, when prettier is not found)
 A file's churn is the share of its lines that a line diff changes (replaced, deleted or inserted
-lines, whichever side is larger, over the file's line count). Reported per formatter: files
-unchanged, median, 90th percentile and largest churn. Targets for fmt: median <= 3 %,
-90th percentile <= 10 %, at least half the files unchanged.
+lines, whichever side is larger, over the file's line count). Reported per corpus and formatter:
+files unchanged, median, 90th percentile and largest churn, and `tidy`: of the files prettier
+leaves unchanged (already tidy), how many the formatter leaves unchanged too. Targets for fmt:
+median <= 3 %, 90th percentile <= 10 %, at least half the tidy files unchanged.
 """
 
 from __future__ import annotations
@@ -41,25 +45,48 @@ Formatter = Callable[[str, str], str]
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("paths", nargs="*", type=Path, help="files and directories (default: bench/fmt_corpus, examples)")
+    parser.add_argument("--extra", type=Path, action="append", default=[], help="another corpus, reported on its own (repeatable)")
     parser.add_argument("--prettier", help="the prettier executable (default: `prettier` on PATH)")
+    parser.add_argument("--files", action="store_true", help="list the churn of every file a formatter changes")
     parser.add_argument("--json", type=Path, help="also write the figures as JSON")
     args = parser.parse_args(argv)
-    files = [f for f in _files(args.paths or list(DEFAULT_PATHS)) if compile_workflow(f.read_bytes(), str(f)).ok]
     formatters: dict[str, Formatter] = {"fmt": format_text, "canonical": _canonical}
     prettier = args.prettier or shutil.which("prettier")
     if prettier and Path(prettier).exists():
         formatters["prettier"] = _prettier(prettier)
     else:
         print("prettier not found (give --prettier PATH, e.g. after `npm install prettier` in a scratch folder): skipped")
-    figures = {name: _figures([_churn(f, fmt) for f in files]) for name, fmt in formatters.items()}
-    print(f"{len(files)} workflow files")
-    print(f"{'formatter':<10} {'unchanged':>10} {'median':>8} {'p90':>8} {'max':>8}")
-    for name, row in figures.items():
-        unchanged = f"{row['unchanged']}/{row['files']}"
-        print(f"{name:<10} {unchanged:>10} {row['median']:>7.1f}% {row['p90']:>7.1f}% {row['max']:>7.1f}%")
+    corpora = [("default corpus" if not args.paths else "given files", args.paths or list(DEFAULT_PATHS))]
+    corpora += [(str(extra), [extra]) for extra in args.extra]
+    report = [_corpus(name, paths, formatters, args.files) for name, paths in corpora]
     if args.json:
-        args.json.write_text(json.dumps({"files": [str(f) for f in files], "figures": figures}, indent=2) + "\n")
+        args.json.write_text(json.dumps(report, indent=2) + "\n")
     return 0
+
+
+def _corpus(name: str, paths: list[Path], formatters: dict[str, Formatter], list_files: bool) -> dict[str, object]:
+    """Measure and print one corpus; returns its figures."""
+    found = _files(paths)
+    files = [f for f in found if compile_workflow(f.read_bytes(), str(f)).ok]
+    churns = {label: [_churn(f, fmt) for f in files] for label, fmt in formatters.items()}
+    tidy = [i for i, c in enumerate(churns.get("prettier", [])) if c == 0]
+    figures = {label: {**_figures(values), "tidy": _tidy(values, tidy)} for label, values in churns.items()}
+    print(f"\n{name}: {len(files)} workflow files ({len(found) - len(files)} more do not compile: skipped)")
+    print(f"{'formatter':<10} {'unchanged':>10} {'median':>8} {'p90':>8} {'max':>8} {'tidy':>10}")
+    for label, row in figures.items():
+        unchanged = f"{row['unchanged']}/{row['files']}"
+        print(f"{label:<10} {unchanged:>10} {row['median']:>7.1f}% {row['p90']:>7.1f}% {row['max']:>7.1f}% {row['tidy']:>10}")
+    if list_files:
+        for index, path in enumerate(files):
+            changed = {label: values[index] for label, values in churns.items() if label != "canonical" and values[index]}
+            if changed:
+                print(f"  {path}: " + ", ".join(f"{label} {value:.1f}%" for label, value in changed.items()))
+    return {"corpus": name, "files": [str(f) for f in files], "skipped": len(found) - len(files), "figures": figures}
+
+
+def _tidy(churns: list[float], tidy: list[int]) -> str:
+    """Of the files prettier leaves unchanged, how many these churns leave unchanged ("-" without prettier)."""
+    return f"{sum(1 for i in tidy if churns[i] == 0)}/{len(tidy)}" if tidy else "-"
 
 
 def _files(paths: list[Path]) -> list[Path]:

@@ -6,6 +6,7 @@ formatted) it keeps the author's key order and scalar styles (see docs/fmt.md).
 
 from __future__ import annotations
 
+import re
 from typing import Any, NamedTuple
 
 from lobsterlang.fmt import scalars
@@ -194,7 +195,8 @@ def _string(layout: Layout, lead: str, value: str, indent: int, path: Path) -> N
     if block is None:
         block = _canonical_block(layout, lead, value, indent)
     if block is None:
-        layout.lines.append(lead + " " + _quoted(layout, value))
+        plain = written == "" and scalars.kept_plain(value)  # `10-fetch.lobster` as written, not quoted
+        layout.lines.append(lead + " " + (value if plain else _quoted(layout, value)))
         return
     header, contents = block
     layout.lines.append(lead + " " + header)
@@ -287,6 +289,9 @@ def _kept_block(layout: Layout, value: str, indent: int, path: Path, written: st
     """The author's literal (`|`) or folded (`>`) block, where it can hold the value."""
     if written == "|":
         return scalars.literal_block(value) or scalars.one_line_block(value)
+    as_written = layout.source.written.get(path) if layout.source is not None else None
+    if as_written is not None and as_written.value == value:
+        return as_written.header, list(as_written.lines)
     folds = layout.source.folds.get(path) if layout.source is not None else None
     return scalars.folded_block(value, folds, layout.style.line_width - indent - INDENT)
 
@@ -321,12 +326,18 @@ def _pipeline(layout: Layout, lead: str, pipeline: PipelineText, indent: int, pa
     text = pipeline.text
     written = layout.source_style(path)
     kept_block = written == "|" or written == ">"
-    stackable = len(pipeline.stages) > 1 and all(_stackable(stage) for stage in pipeline.stages)
-    if stackable and ((kept_block and _stacked(layout, pipeline, path)) or not _fits(layout, lead, text, written)):
+    stacked = kept_block and _stacked(layout, pipeline, path)
+    stackable = all(_stackable(stage) for stage in pipeline.stages)
+    if stackable and (stacked or (not _fits(layout, lead, text, written) and _breakable(pipeline.stages))):
         header = (str(written) if kept_block else ">") + ("" if kept_block and pipeline.newline else "-")
-        layout.lines.append(lead + " " + header)
-        _block(layout.lines, indent + INDENT, _stage_lines(layout, pipeline, path, written) if kept_block else _one_per_line(pipeline.stages))
-        return
+        width = layout.style.line_width - indent - INDENT if header[0] == ">" else None
+        lines = _stage_lines(layout, pipeline, path, written) if stacked else _one_per_line(pipeline.stages, width)
+        if lines is None and len(pipeline.stages) > 1:
+            lines = _one_per_line(pipeline.stages)
+        if lines is not None:  # else one stage broken inside a word: the block below keeps it as written
+            layout.lines.append(lead + " " + header)
+            _block(layout.lines, indent + INDENT, lines)
+            return
     if written in ("", None) and scalars.needs_escaping(text) and _stackable(text):
         layout.lines.append(lead + " |-")  # rather than a quoted scalar full of escapes or doubled `''`
         _block(layout.lines, indent + INDENT, [text])
@@ -334,18 +345,54 @@ def _pipeline(layout: Layout, lead: str, pipeline: PipelineText, indent: int, pa
     _string(layout, lead, text + ("\n" if kept_block and pipeline.newline else ""), indent, path)
 
 
-def _one_per_line(stages: tuple[str, ...]) -> list[str]:
-    return [("| " if i else "") + stage for i, stage in enumerate(stages)]
+def _one_per_line(stages: tuple[str, ...], width: int | None = None) -> list[str]:
+    """One stage per line; in a folded block (`width` given) a stage longer than `width` also breaks
+    before each of its flags (`--model x`): folding joins those lines with single spaces again, so
+    no line break enters the value."""
+    lines: list[str] = []
+    for index, stage in enumerate(stages):
+        line = ("| " if index else "") + stage
+        groups = _flag_groups(stage) if width is not None and len(line) > width else None
+        if groups is None:
+            lines.append(line)
+        else:
+            lines.extend([("| " if index else "") + groups[0], *groups[1:]])
+    return lines
 
 
-def _stage_lines(layout: Layout, pipeline: PipelineText, path: Path, written: str | None) -> list[str]:
+_FLAG = re.compile(r"--?[A-Za-z]")
+
+
+def _flag_groups(stage: str) -> list[str] | None:
+    """The stage cut before each flag (a word `-x` or `--name`), each flag with the words after it;
+    None when it has no flag after its first word or its words are not one space apart."""
+    words = split_words(stage)
+    if words is None:
+        return None
+    groups = [[words[0]]]
+    for word in words[1:]:
+        if _FLAG.match(word):
+            groups.append([word])
+        else:
+            groups[-1].append(word)
+    texts = [" ".join(group) for group in groups]
+    return texts if len(texts) > 1 and " ".join(texts) == stage else None
+
+
+def _breakable(stages: tuple[str, ...]) -> bool:
+    """Whether a pipeline can be laid out on several lines: several stages, or one with flags."""
+    return len(stages) > 1 or _flag_groups(stages[0]) is not None
+
+
+def _stage_lines(layout: Layout, pipeline: PipelineText, path: Path, written: str | None) -> list[str] | None:
     """One stage per line, each stage also broken before the words where the author broke it
-    (continuation lines indented two more spaces in a literal block)."""
+    (continuation lines indented two more spaces in a literal block); None when the author's
+    breaks are not all between words."""
     folds = layout.source.folds.get(path) if layout.source is not None else None
     starts = _line_starts(pipeline.written.rstrip("\n"), folds)
     stage_words = [split_words(stage) for stage in pipeline.stages]
     if starts is None or any(words is None for words in stage_words):
-        return _one_per_line(pipeline.stages)
+        return None
     lines: list[str] = []
     more = "  " if written == "|" else ""
     number = 0
@@ -361,7 +408,7 @@ def _stage_lines(layout: Layout, pipeline: PipelineText, path: Path, written: st
                 line += " " + word
         number += 1
         lines.append(line)
-    return lines if number == starts.total else _one_per_line(pipeline.stages)
+    return lines if number == starts.total else None
 
 
 def _line_starts(text: str, folds: tuple[int, ...] | None) -> _WordBreaks | None:

@@ -5,6 +5,10 @@ from __future__ import annotations
 import math
 import re
 
+import yaml
+
+from lobsterlang.syntax.yamlload import CoreLoader
+
 _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
 _RESERVED_WORDS = frozenset(
     {
@@ -44,6 +48,28 @@ def is_plain_safe(text: str) -> bool:
     if ": " in text or " #" in text or text.endswith(":") or "\t" in text:
         return False
     return text.isprintable()
+
+
+def kept_plain(text: str) -> bool:
+    """Whether a string the author wrote plain can stay plain: `is_plain_safe`, or text that only looks like
+    a number (`10-fetch.lobster`, `2fa`) and reads back as this string in YAML 1.2 core and in YAML 1.1
+    (pyyaml's resolvers: ints and floats in base 60 too, timestamps). Read, not guessed: it is rare."""
+    if is_plain_safe(text):
+        return True
+    if text in _RESERVED_WORDS or not _NUMBER_LIKE.fullmatch(text) or ": " in text or " #" in text:
+        return False
+    return all(_read_plain(text, loader) == text for loader in (CoreLoader, _YAML11_LOADER))
+
+
+_YAML11_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _read_plain(text: str, loader: type) -> object:
+    try:
+        read = yaml.load("k: " + text, Loader=loader)  # both loaders are safe ones
+    except yaml.YAMLError:
+        return None
+    return read.get("k") if isinstance(read, dict) else None
 
 
 def _dash_word(text: str) -> bool:

@@ -7,12 +7,13 @@ flow scalars, quote characters); this survey tells it what those choices were.
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 import yaml
 
 from lobsterlang.span import LineIndex
 from lobsterlang.syntax.nodes import children, key_text
-from lobsterlang.syntax.yamlload import compose_yaml
+from lobsterlang.syntax.yamlload import CoreLoader, compose_yaml
 
 Path = tuple[str | int, ...]
 
@@ -27,11 +28,12 @@ class SourceLayout:
     1-based line it starts on (a block list item at its dash), `offsets` to its offset; `blank` holds the 1-based
     numbers of the blank lines; `styles` maps the path of each scalar value to its style
     (`""` plain, `'`, `"`, `|`, `>`); `folds` maps a folded scalar that is one paragraph to
-    the lengths of its lines, so it can be folded at the same places again; `flow` holds
-    the paths of mappings and lists written in flow style (`{a: 1}`, `[a, b]`).
+    the lengths of its lines, so it can be folded at the same places again; `written` maps each
+    folded scalar to its lines as written (see `WrittenBlock`); `flow` holds the paths of
+    mappings and lists written in flow style (`{a: 1}`, `[a, b]`).
     """
 
-    __slots__ = ("blank", "flow", "folds", "lines", "offsets", "styles")
+    __slots__ = ("blank", "flow", "folds", "lines", "offsets", "styles", "written")
 
     def __init__(self) -> None:
         self.lines: dict[Path, int] = {}
@@ -39,11 +41,22 @@ class SourceLayout:
         self.blank: frozenset[int] = frozenset()
         self.styles: dict[Path, str] = {}
         self.folds: dict[Path, tuple[int, ...]] = {}
+        self.written: dict[Path, WrittenBlock] = {}
         self.flow: set[Path] = set()
 
     def blank_before(self, line: int) -> bool:
         """Whether the source line before 1-based `line` is blank."""
         return line - 1 in self.blank
+
+
+class WrittenBlock(NamedTuple):
+    """A folded block scalar as the author wrote it: `header` (`>`, `>-`) and its lines without the
+    block's indentation (and without trailing spaces, unless they are part of the value), which
+    hold `value` again when indented anew."""
+
+    value: str
+    header: str
+    lines: tuple[str, ...]
 
 
 def survey(text: str, root: yaml.Node | None = None, index: LineIndex | None = None) -> SourceLayout | None:
@@ -125,6 +138,48 @@ def _scalar(layout: SourceLayout, node: yaml.ScalarNode, path: Path, text: str) 
         lengths = _fold_lengths(node, text)
         if lengths is not None:
             layout.folds[path] = lengths
+        block = _written_block(node, text)
+        if block is not None:
+            layout.written[path] = block
+
+
+_BLOCK_HEADER = re.compile(r">(-?)(?=[ \t]|$)")
+"""A folded block's header without an indentation indicator or keep chomping (`>`, `>-`), up to a comment."""
+
+
+def _written_block(node: yaml.ScalarNode, text: str) -> WrittenBlock | None:
+    """The folded block as written, when its lines, indented anew, hold the same value (checked by reading them)."""
+    raw = text[node.start_mark.index : node.end_mark.index]
+    header_line, newline, body = raw.partition("\n")
+    header = _BLOCK_HEADER.match(header_line)
+    if header is None or not newline or any(ch in raw for ch in LINE_BREAKS if ch != "\n"):
+        return None
+    lines = body.split("\n")
+    first = next((line for line in lines if line.strip(" ")), None)
+    if first is None:
+        return None
+    depth = len(first) - len(first.lstrip(" "))
+    if any(line.strip(" ") and not line.startswith(" " * depth) for line in lines):
+        return None
+    for tidy in (True, False):  # without trailing spaces where they carry nothing, else as written
+        kept = [line.rstrip(" ")[depth:] if tidy else line[depth:] for line in lines]
+        while not kept[-1]:  # empty lines after the block (the spaces of a deeper line are kept)
+            kept.pop()
+        block = WrittenBlock(node.value, ">" + header.group(1), tuple(kept))
+        if _reads_back(block):
+            return block
+    return None
+
+
+def _reads_back(block: WrittenBlock) -> bool:
+    """Whether `block`'s lines under a key read back as its value."""
+    snippet = "k: " + block.header + "\n" + "".join(("  " + line if line else "") + "\n" for line in block.lines)
+    try:
+        read = yaml.load(snippet, Loader=CoreLoader)  # the compiler's own (safe) loader
+    except yaml.YAMLError:
+        return False
+    return isinstance(read, dict) and read.get("k") == block.value
+
 
 
 def _fold_lengths(node: yaml.ScalarNode, text: str) -> tuple[int, ...] | None:
