@@ -29,6 +29,7 @@ def run_row(log: RunLog, pid: int | None = None) -> dict[str, Any]:
         "expiresAt": halted.get("expiresAt"),
         "expired": is_expired(halted.get("expiresAt")),
         "uncertainStep": log.uncertain[1] if log.uncertain else None,
+        "uncertainBranches": list(log.open_branches),
         "startedAt": log.start.get("startedAt"),
     }
 
@@ -40,6 +41,8 @@ def _status(row: dict[str, Any]) -> str:
         return "queued"
     if row["waitingGate"]:
         return f"expired at {row['waitingGate']}" if row["expired"] else f"waiting at {row['waitingGate']}"
+    if row["uncertainBranches"]:
+        return f"interrupted in {row['uncertainStep']} ({', '.join(row['uncertainBranches'])})"
     if row["uncertainStep"]:
         return f"interrupted in {row['uncertainStep']}"
     return "interrupted"

@@ -200,16 +200,17 @@ class PgJournal(EventJournal):
         self.held = False
 
     def flush(self) -> None:
-        if not self.pending:
-            return
-        if not self.held:
-            self.store.backend.hold(self.run_id)
-            self.held = True
-        rows = [(self.run_id, event_line(e)) for e in self.pending]
-        self.pending = []
-        with self.store.conn.cursor() as cur, self.store.conn.transaction():
-            cur.executemany("INSERT INTO lobster.events (run_id, event) VALUES (%s, %s)", rows)
-        self.written = True
+        with self.lock:
+            if not self.pending:
+                return
+            if not self.held:
+                self.store.backend.hold(self.run_id)
+                self.held = True
+            rows = [(self.run_id, event_line(e)) for e in self.pending]
+            self.pending = []
+            with self.store.conn.cursor() as cur, self.store.conn.transaction():
+                cur.executemany("INSERT INTO lobster.events (run_id, event) VALUES (%s, %s)", rows)
+            self.written = True
 
     def close(self) -> None:
         """Write what is queued, when the run has a journal (an interrupted run keeps its completed steps)."""
@@ -217,6 +218,7 @@ class PgJournal(EventJournal):
             self.flush()
 
     def finish(self) -> None:
+        self.over = True
         self.pending = []
         self.store.conn.execute("DELETE FROM lobster.events WHERE run_id = %s", (self.run_id,))
 
