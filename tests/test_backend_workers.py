@@ -180,3 +180,67 @@ def test_an_approval_continues_on_a_worker_not_in_the_resuming_process(tmp_path:
     assert line == f"after {second.pid} {socket.gethostname()}"
     final = json.loads(lobster(env, "resume", "--run", run_id).stdout)
     assert final["ok"] and final["status"] == "ok", final
+
+
+@pytest.mark.slow
+def test_a_worker_killed_in_a_for_each_leaves_its_recorded_items_done(tmp_path: Path, pg_url: str) -> None:  # noqa: F811
+    from test_branch_journal import LOOP
+
+    env = {**os.environ, "LOBSTER_BACKEND": pg_url, "LEDGER": str(tmp_path / "ledger"), "MARK": str(tmp_path / "mark"),
+           "SLEEPER": str(tmp_path / "sleeper"), "LOBSTER_STATE_DIR": str(tmp_path / "state")}
+    (tmp_path / "loop.lobster").write_text(LOOP)
+    first = start_worker(env, tmp_path / "w1.log")
+    wait_for(lambda: workers_alive(pg_url) >= 1, 60, "the first worker")
+    run_id = json.loads(lobster(env, "run", "--mode", "tool", str(tmp_path / "loop.lobster"), "--detach").stdout)["runId"]
+    sleeper = tmp_path / "sleeper"
+    wait_for(lambda: sleeper.exists() and sleeper.read_text().strip() != "", 60, "item 3 to hang on the worker")
+    first.kill()  # kill -9 in the middle of item 3
+    first.wait()
+    os.kill(int(sleeper.read_text()), signal.SIGKILL)
+    second = start_worker(env, tmp_path / "w2.log")
+    try:
+        wait_for(lambda: not_done(pg_url) == 0, 90, "the second worker to take the run over")
+        [row] = unfinished(env)  # the second worker refused to run item 3 again on its own
+        assert row["id"] == run_id and row["uncertainBranches"] == ["3/effect"], row
+        assert ledger(tmp_path / "ledger") == Counter(f"item {n}" for n in range(4))
+        done = json.loads(lobster(env, "resume", "--run", run_id, "--retry-step").stdout)
+    finally:
+        second.send_signal(signal.SIGTERM)
+        second.wait(timeout=60)
+    assert done["ok"] and [it["twice"] for it in done["output"]] == [{"value": n} for n in range(6)], done
+    assert ledger(tmp_path / "ledger") == Counter({**{f"item {n}": 1 for n in range(6)}, "item 3": 2})
+
+
+SPEND_GATED = """cost_limit: {max_usd: 1, action: stop}
+steps:
+  - id: first
+    run: |
+      echo '{"model": "gpt-4o", "usage": {"inputTokens": 240000, "outputTokens": 0}}'
+  - id: ok
+    approval: Spend more?
+  - id: second
+    run: |
+      echo second >> "$LEDGER"
+      echo '{"model": "gpt-4o", "usage": {"inputTokens": 240000, "outputTokens": 0}}'
+"""
+
+
+@pytest.mark.slow
+def test_a_cost_cap_holds_on_the_worker_that_continues_after_a_gate(tmp_path: Path, pg_url: str) -> None:  # noqa: F811
+    env = {**os.environ, "LOBSTER_BACKEND": pg_url, "LEDGER": str(tmp_path / "ledger"),
+           "LOBSTER_STATE_DIR": str(tmp_path / "state")}
+    (tmp_path / "spend.lobster").write_text(SPEND_GATED)
+    worker = start_worker(env, tmp_path / "w.log")
+    try:
+        wait_for(lambda: workers_alive(pg_url) >= 1, 60, "the worker")
+        run_id = json.loads(lobster(env, "run", "--mode", "tool", str(tmp_path / "spend.lobster"), "--detach").stdout)["runId"]
+        wait_for(lambda: any(r["id"] == run_id and r["waitingGate"] for r in unfinished(env)), 60, "the gate")
+        answered = json.loads(lobster(env, "resume", "--run", run_id, "--approve", "yes").stdout)
+        assert answered["status"] == "queued", answered  # the first step's $0.60 must travel with the run
+        wait_for(lambda: not unfinished(env), 60, "the worker to end the run")
+        final = json.loads(lobster(env, "resume", "--run", run_id).stdout)
+    finally:
+        worker.send_signal(signal.SIGTERM)
+        worker.wait(timeout=60)
+    assert not final["ok"] and "Cost limit exceeded: $1.2000 > $1.00 limit" in final["error"]["message"], final
+    assert ledger(tmp_path / "ledger") == Counter({"second": 1})

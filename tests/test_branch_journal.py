@@ -127,3 +127,22 @@ def test_a_killed_parallel_reruns_only_the_unrecorded_branch(tmp_path: Path, env
     done = lobster(env, "resume", "--run", run_id, "--retry-step")
     assert done["ok"], done
     assert ledger(env) == Counter({"a": 1, "b": 1, "c": 2, "after": 1})
+
+
+SPEND = """cost_limit: {max_usd: 1, action: stop}
+steps:
+  - id: first
+    run: |
+      echo '{"model": "gpt-4o", "usage": {"inputTokens": 240000, "outputTokens": 0}}'
+  - id: second
+    run: |
+      [ -e "$MARK" ] || { touch "$MARK"; echo $$ > "$SLEEPER"; exec sleep 30; }
+      echo '{"model": "gpt-4o", "usage": {"inputTokens": 240000, "outputTokens": 0}}'
+"""
+
+
+def test_a_resumed_run_keeps_the_spend_recorded_before_the_crash(tmp_path: Path, env: dict[str, str]) -> None:
+    (tmp_path / "spend.lobster").write_text(SPEND)
+    run_id = kill_when_hung(env, tmp_path / "spend.lobster")  # first spent $0.60
+    done = lobster(env, "resume", "--run", run_id, "--retry-step")  # second spends $0.60 more: over the $1 cap
+    assert not done["ok"] and "Cost limit exceeded: $1.2000 > $1.00 limit" in done["error"]["message"], done
