@@ -140,3 +140,40 @@ def test_runs_shows_a_detached_run_no_worker_started_as_queued(machine: Path, ca
     table = capsys.readouterr().out
     assert "rqueued00001" in table and " queued " in table.split("rqueued00001")[1].splitlines()[0]
     assert "queued" not in table.split("rinline00001")[1].splitlines()[0]
+
+
+HANGING = 'steps:\n  - id: hang\n    run: echo $$ > "$SLEEPER"; exec sleep 30\n'
+
+
+def test_runs_shows_a_run_running_in_another_process_through_the_database(machine: Path, capsys: Any,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+    import signal
+    import socket
+    import time
+
+    monkeypatch.setenv("SLEEPER", str(machine / "sleeper"))
+    (machine / "hang.lobster").write_text(HANGING)
+    run = subprocess.Popen([sys.executable, "-c", CLI, "run", "--mode", "tool", "hang.lobster"], stdout=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while not (machine / "sleeper").exists() or not (machine / "sleeper").read_text().strip():
+            assert time.monotonic() < deadline and run.poll() is None
+            time.sleep(0.05)
+        main(["runs", "--json"])  # this process holds no lock file: only the database knows
+        [row] = json.loads(capsys.readouterr().out)
+        assert row["running"] and row["pid"] == run.pid and row["host"] == socket.gethostname(), row
+        main(["runs"])
+        assert f"running (pid {run.pid} on {socket.gethostname()})" in capsys.readouterr().out
+    finally:
+        run.kill()
+        run.wait()
+        os.kill(int((machine / "sleeper").read_text()), signal.SIGKILL)
+    deadline = time.monotonic() + 10  # Postgres ends the killed client's session (and its lock) once it sees the socket closed
+    while True:
+        main(["runs", "--json"])
+        [row] = json.loads(capsys.readouterr().out)
+        if not row["running"] or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    assert not row["running"] and row["uncertainStep"] == "hang", row

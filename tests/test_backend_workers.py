@@ -55,7 +55,10 @@ def unfinished(env: dict[str, str]) -> list[dict[str, Any]]:
 
     store = store_from_env(env)
     try:
-        return [run_row(log) for log in backend_of(store).list_runs()]
+        backend = backend_of(store)
+        logs = backend.list_runs()
+        holders = backend.holders([log.run_id for log in logs])
+        return [run_row(log, holders.get(log.run_id)) for log in logs]
     finally:
         store.close()  # type: ignore[attr-defined]
 
@@ -194,6 +197,8 @@ def test_a_worker_killed_in_a_for_each_leaves_its_recorded_items_done(tmp_path: 
     run_id = json.loads(lobster(env, "run", "--mode", "tool", str(tmp_path / "loop.lobster"), "--detach").stdout)["runId"]
     sleeper = tmp_path / "sleeper"
     wait_for(lambda: sleeper.exists() and sleeper.read_text().strip() != "", 60, "item 3 to hang on the worker")
+    [row] = unfinished(env)  # seen from this process through the database: the worker holds the run
+    assert row["running"] and row["pid"] == first.pid and row["host"] == socket.gethostname(), row
     first.kill()  # kill -9 in the middle of item 3
     first.wait()
     os.kill(int(sleeper.read_text()), signal.SIGKILL)
