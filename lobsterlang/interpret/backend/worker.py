@@ -15,13 +15,14 @@ import os
 import signal
 import socket
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from lobsterlang import __version__
 from lobsterlang.interpret.backend import BACKEND_ENV
 from lobsterlang.interpret.backend.postgres import PgStore, connect, redacted
 from lobsterlang.interpret.errors import UsageError
+from lobsterlang.interpret.workflow.journal import event_line
 
 QUEUE = "lobster_runs"
 WORKFLOW = "lobster_run"
@@ -34,24 +35,36 @@ CREATE TABLE IF NOT EXISTS lobster.workers (executor_id text PRIMARY KEY, seen_a
 """
 
 
-def enqueue(url: str, run_id: str, cwd: str, workflow_id: str | None = None) -> None:
-    """Put journaled run `run_id` on the queue (a worker must have created DBOS's tables once).
+def enqueue(url: str, run_id: str, cwd: str, workflow_id: str | None = None,
+            events: Sequence[dict[str, Any]] = ()) -> None:
+    """Append `events` to run `run_id`'s journal and put the run on the queue, in one transaction.
 
-    `workflow_id` names a continuation after a gate (default: the run id); queueing one id twice queues it once.
+    So a run is never shown `queued` without being on the queue (nor queued without its events).
+    `workflow_id` names a continuation after a gate (default: the run id); queueing one id twice
+    fails the second time and records nothing. A worker must have created DBOS's tables once.
     """
+    import sqlalchemy as sa
     from dbos import DBOSClient
 
+    engine = sa.create_engine("postgresql+psycopg://" + url.split("://", 1)[1], poolclass=sa.NullPool)
     try:
-        client = DBOSClient(system_database_url=url)
+        client = DBOSClient(system_database_engine=engine)
         try:
-            client.enqueue({"queue_name": QUEUE, "workflow_name": WORKFLOW, "workflow_id": workflow_id or run_id,
-                            "application_name": APP, "app_version": __version__}, run_id, cwd)
+            with engine.begin() as conn:
+                if events:
+                    conn.exec_driver_sql("INSERT INTO lobster.events (run_id, event) VALUES (%s, %s)",
+                                         [(run_id, event_line(e)) for e in events])
+                client.enqueue_in_transaction(conn, {"queue_name": QUEUE, "workflow_name": WORKFLOW,
+                                                     "workflow_id": workflow_id or run_id, "application_name": APP,
+                                                     "app_version": __version__}, run_id, cwd)
         finally:
             client.destroy()
     except Exception as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise UsageError(f"Cannot queue the run on {redacted(url)}: {reason} "
                          "(hint: start a worker once first: lobster worker --backend URL)") from None
+    finally:
+        engine.dispose()
 
 
 def final_envelope(url: str, run_id: str) -> dict[str, Any] | None:

@@ -76,16 +76,9 @@ class EventJournal(Hooks):
         """The run is over (done, failed or cancelled): forget its events."""
         raise NotImplementedError
 
-    def start(self, path: str, args: dict[str, Any], workflow: ir.Workflow, digest: str | None, raw_args: bool,
-              *, detached: bool = False) -> None:
-        """The first event; `detached`: the run was queued for workers (`run --detach`), and so are its continuations."""
-        from lobsterlang.ir_codec import to_json
-
-        event = {"event": "start", "runId": self.run_id, "filePath": path, "startedAt": now_iso(), "args": args,
-                 "fileSha256": digest, "rawArgs": raw_args, "ir": to_json(workflow)}
-        if detached:
-            event["detached"] = True
-        self.append(event)
+    def start(self, path: str, args: dict[str, Any], workflow: ir.Workflow, digest: str | None, raw_args: bool) -> None:
+        """The first event."""
+        self.append(start_event(self.run_id, path, args, workflow, digest, raw_args))
 
     def step_started(self, index: int, step: ir.Step) -> None:
         event: dict[str, Any] = {"event": "started", "index": index, "step": step.id}
@@ -116,6 +109,18 @@ class EventJournal(Hooks):
 
     def halted(self, index: int, step: ir.Step, state_key: str, expires_at: str | None = None) -> None:
         self.append({"event": "halted", "index": index, "step": step.id, "stateKey": state_key, "expiresAt": expires_at})
+
+
+def start_event(run_id: str, path: str, args: dict[str, Any], workflow: ir.Workflow, digest: str | None,
+                raw_args: bool, *, detached: bool = False) -> dict[str, Any]:
+    """A run's first event; `detached`: the run was queued for workers (`run --detach`), and so are its continuations."""
+    from lobsterlang.ir_codec import to_json
+
+    event = {"event": "start", "runId": run_id, "filePath": path, "startedAt": now_iso(), "args": args,
+             "fileSha256": digest, "rawArgs": raw_args, "ir": to_json(workflow)}
+    if detached:
+        event["detached"] = True
+    return event
 
 
 def _cost(spend: Sequence[dict[str, Any]]) -> dict[str, Any]:

@@ -189,7 +189,7 @@ def _continue(stored: Stored, decision: Any, ctx: Any, claim: Claim, state_key: 
     if _on_worker(store, run_id, ctx.env):
         from lobsterlang.interpret.backend.handoff import hand_off
 
-        return hand_off(store, journal, state_key, ctx.cwd, lambda: _forget(store, claim, stored, state_key))
+        return hand_off(store, journal, state_key, ctx.cwd, lambda: _forget(store, claim, stored, state_key), claim.put_back)
     return _drive_resumed(frame, opts, journal, info, stored, last, claim, state_key)
 
 
