@@ -6,7 +6,7 @@ journal with one DBOS step, so a step whose result was recorded never runs again
 started without recording its end is refused (the run waits for `resume --run ID --retry-step`
 or `--skip-step`), exactly as with the file journal. Each worker is a DBOS executor with its own
 id and a heartbeat row; a worker that sees another's heartbeat older than `LEASE_S` takes its
-row (one taker) and asks DBOS to re-enqueue that executor's pending workflows.
+row (one taker) and puts that executor's pending workflows back on the queue.
 """
 
 from __future__ import annotations
@@ -126,7 +126,7 @@ def serve(url: str, stop: threading.Event | None = None, grace_s: int = 30) -> N
             conn.execute("INSERT INTO lobster.workers (executor_id) VALUES (%s) "
                          "ON CONFLICT (executor_id) DO UPDATE SET seen_at = now()", (executor_id,))
             for dead in _take_dead_workers(conn, executor_id):
-                DBOS._recover_pending_workflows([dead])
+                _requeue_runs_of(dead)
     finally:
         conn.execute("DELETE FROM lobster.workers WHERE executor_id = %s", (executor_id,))
         conn.close()
@@ -138,6 +138,21 @@ def _take_dead_workers(conn: Any, me: str) -> list[str]:
     rows = conn.execute("DELETE FROM lobster.workers WHERE executor_id <> %s AND seen_at < now() - %s * interval '1 second' "
                         "RETURNING executor_id", (me, LEASE_S)).fetchall()
     return [str(r[0]) for r in rows]
+
+
+def _requeue_runs_of(executor_id: str) -> None:
+    """Put a dead worker's unfinished runs back on the queue, for any live worker to take.
+
+    Public DBOS calls only: list the executor's PENDING `lobster_run` workflows of this version,
+    then `resume_workflows` onto the queue (a workflow that finished meanwhile is left alone).
+    Only the one worker that took the dead one's heartbeat row calls this for it.
+    """
+    from dbos import DBOS
+
+    pending = DBOS.list_workflows(status="PENDING", executor_id=executor_id, name=WORKFLOW, app_version=__version__,
+                                  load_input=False, load_output=False)
+    if pending:
+        DBOS.resume_workflows([w.workflow_id for w in pending], queue_name=QUEUE)
 
 
 def _stop_on_signals() -> threading.Event:
