@@ -185,12 +185,14 @@ def test_a_run_that_cannot_be_queued_records_nothing(machine: Path, capsys: Any)
     """No worker ever created DBOS's tables: queueing fails, and neither the run nor a decision is left half-queued."""
     refused = _cli(capsys, "run", "--mode", "tool", "gated.lobster", "--detach")
     assert not refused["ok"] and refused["error"]["message"].startswith("Cannot queue the run"), refused
-    assert _cli(capsys, "runs", "--json") == []
+    main(["runs", "--json"])
+    assert json.loads(capsys.readouterr().out) == []
     halted = _cli(capsys, "run", "--mode", "tool", "gated.lobster")
     approval_id = halted["requiresApproval"]["approvalId"]
     detached = _cli(capsys, "resume", "--id", approval_id, "--approve", "yes", "--detach")
     assert not detached["ok"] and "nothing was recorded: the gate still waits" in detached["error"]["message"], detached
-    [row] = _cli(capsys, "runs", "--json")
+    main(["runs", "--json"])
+    [row] = json.loads(capsys.readouterr().out)
     assert row["waitingGate"] == "ok" and not row["queued"], row
     done = _cli(capsys, "resume", "--id", approval_id, "--approve", "yes")  # the same approval id still works
     assert done["ok"] and done["status"] == "ok" and _ledger(machine) == ["before", "ship"], done

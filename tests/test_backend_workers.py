@@ -37,6 +37,32 @@ def start_worker(env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
         return subprocess.Popen([sys.executable, "-c", CLI, "worker"], env=env, stdout=out, stderr=out)
 
 
+def detach(env: dict[str, str], path: Path) -> str:
+    """`lobster run PATH --detach` in a process of its own; the queued run's id."""
+    return str(json.loads(lobster(env, "run", "--mode", "tool", str(path), "--detach").stdout)["runId"])
+
+
+def queued_on_a_worker(tmp_path: Path, url: str, workflow: str) -> tuple[dict[str, str], subprocess.Popen[bytes], str]:
+    """One live worker and `workflow` queued for it: the environment, the worker, the run id."""
+    env = worker_env(tmp_path, url)
+    (tmp_path / "flow.lobster").write_text(workflow)
+    worker = live_worker(env, tmp_path / "w1.log", 1)
+    return env, worker, detach(env, tmp_path / "flow.lobster")
+
+
+def worker_env(tmp_path: Path, url: str) -> dict[str, str]:
+    """The environment of every process of one test: the database, a ledger, a state dir that must stay unused."""
+    return {**os.environ, "LOBSTER_BACKEND": url, "LEDGER": str(tmp_path / "ledger"), "MARK": str(tmp_path / "mark"),
+            "SLEEPER": str(tmp_path / "sleeper"), "LOBSTER_STATE_DIR": str(tmp_path / "state")}
+
+
+def live_worker(env: dict[str, str], log: Path, count: int) -> subprocess.Popen[bytes]:
+    """A worker started and heard from: `count` workers now write heartbeats."""
+    worker = start_worker(env, log)
+    wait_for(lambda: workers_alive(env["LOBSTER_BACKEND"]) >= count, 60, f"worker {count}")
+    return worker
+
+
 def wait_for(predicate: Any, timeout: float, what: str) -> None:
     deadline = time.monotonic() + timeout
     while not predicate():
@@ -94,14 +120,11 @@ def not_done(url: str) -> int:
 
 @pytest.mark.slow
 def test_two_workers_a_kill_and_an_approval_from_elsewhere(tmp_path: Path, pg_url: str) -> None:  # noqa: F811
-    env = {**os.environ, "LOBSTER_BACKEND": pg_url, "LEDGER": str(tmp_path / "ledger"),
-           "LOBSTER_STATE_DIR": str(tmp_path / "state")}
+    env = worker_env(tmp_path, pg_url)
     (tmp_path / "five.lobster").write_text(WORKFLOW)
     (tmp_path / "gated.lobster").write_text(GATED)
-    first = start_worker(env, tmp_path / "w1.log")
-    wait_for(lambda: workers_alive(pg_url) >= 1, 60, "the first worker")
-    second = start_worker(env, tmp_path / "w2.log")
-    wait_for(lambda: workers_alive(pg_url) >= 2, 60, "the second worker")
+    first = live_worker(env, tmp_path / "w1.log", 1)
+    second = live_worker(env, tmp_path / "w2.log", 2)
     try:
         tags = [f"t{i}" for i in range(4)]
         for tag in tags:
@@ -157,12 +180,7 @@ AFTER_GATE = ('steps:\n  - id: ok\n    approval: Go?\n'
 
 @pytest.mark.slow
 def test_an_approval_continues_on_a_worker_not_in_the_resuming_process(tmp_path: Path, pg_url: str) -> None:  # noqa: F811
-    env = {**os.environ, "LOBSTER_BACKEND": pg_url, "LEDGER": str(tmp_path / "ledger"),
-           "LOBSTER_STATE_DIR": str(tmp_path / "state")}
-    (tmp_path / "gated.lobster").write_text(AFTER_GATE)
-    first = start_worker(env, tmp_path / "w1.log")
-    wait_for(lambda: workers_alive(pg_url) >= 1, 60, "the first worker")
-    run_id = json.loads(lobster(env, "run", "--mode", "tool", str(tmp_path / "gated.lobster"), "--detach").stdout)["runId"]
+    env, first, run_id = queued_on_a_worker(tmp_path, pg_url, AFTER_GATE)
     wait_for(lambda: any(r["id"] == run_id and r["waitingGate"] for r in unfinished(env)), 60, "the gate")
     first.send_signal(signal.SIGTERM)  # no worker runs while the approval arrives: the continuation must wait for one
     assert first.wait(timeout=60) == 0
@@ -189,12 +207,7 @@ def test_an_approval_continues_on_a_worker_not_in_the_resuming_process(tmp_path:
 def test_a_worker_killed_in_a_for_each_leaves_its_recorded_items_done(tmp_path: Path, pg_url: str) -> None:  # noqa: F811
     from test_branch_journal import LOOP
 
-    env = {**os.environ, "LOBSTER_BACKEND": pg_url, "LEDGER": str(tmp_path / "ledger"), "MARK": str(tmp_path / "mark"),
-           "SLEEPER": str(tmp_path / "sleeper"), "LOBSTER_STATE_DIR": str(tmp_path / "state")}
-    (tmp_path / "loop.lobster").write_text(LOOP)
-    first = start_worker(env, tmp_path / "w1.log")
-    wait_for(lambda: workers_alive(pg_url) >= 1, 60, "the first worker")
-    run_id = json.loads(lobster(env, "run", "--mode", "tool", str(tmp_path / "loop.lobster"), "--detach").stdout)["runId"]
+    env, first, run_id = queued_on_a_worker(tmp_path, pg_url, LOOP)
     sleeper = tmp_path / "sleeper"
     wait_for(lambda: sleeper.exists() and sleeper.read_text().strip() != "", 60, "item 3 to hang on the worker")
     [row] = unfinished(env)  # seen from this process through the database: the worker holds the run
@@ -232,13 +245,8 @@ steps:
 
 @pytest.mark.slow
 def test_a_cost_cap_holds_on_the_worker_that_continues_after_a_gate(tmp_path: Path, pg_url: str) -> None:  # noqa: F811
-    env = {**os.environ, "LOBSTER_BACKEND": pg_url, "LEDGER": str(tmp_path / "ledger"),
-           "LOBSTER_STATE_DIR": str(tmp_path / "state")}
-    (tmp_path / "spend.lobster").write_text(SPEND_GATED)
-    worker = start_worker(env, tmp_path / "w.log")
+    env, worker, run_id = queued_on_a_worker(tmp_path, pg_url, SPEND_GATED)
     try:
-        wait_for(lambda: workers_alive(pg_url) >= 1, 60, "the worker")
-        run_id = json.loads(lobster(env, "run", "--mode", "tool", str(tmp_path / "spend.lobster"), "--detach").stdout)["runId"]
         wait_for(lambda: any(r["id"] == run_id and r["waitingGate"] for r in unfinished(env)), 60, "the gate")
         answered = json.loads(lobster(env, "resume", "--run", run_id, "--approve", "yes").stdout)
         assert answered["status"] == "queued", answered  # the first step's $0.60 must travel with the run
