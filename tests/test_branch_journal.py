@@ -146,3 +146,44 @@ def test_a_resumed_run_keeps_the_spend_recorded_before_the_crash(tmp_path: Path,
     run_id = kill_when_hung(env, tmp_path / "spend.lobster")  # first spent $0.60
     done = lobster(env, "resume", "--run", run_id, "--retry-step")  # second spends $0.60 more: over the $1 cap
     assert not done["ok"] and "Cost limit exceeded: $1.2000 > $1.00 limit" in done["error"]["message"], done
+
+
+RETRIED = """steps:
+  - id: flaky
+    retry: {max: 3, delay_ms: 0}
+    run: |
+      echo "flaky $LOBSTER_IDEMPOTENCY_KEY" >> "$LEDGER"
+      n=$(wc -l < "$LEDGER")
+      [ "$n" -ge 3 ] || { echo $$ > "$SLEEPER"; exec sleep 30; }
+  - id: after
+    run: echo after >> "$LEDGER"
+"""
+
+
+def test_a_step_with_a_retry_policy_is_run_again_after_a_crash_until_its_attempts_are_spent(
+        tmp_path: Path, env: dict[str, str]) -> None:
+    (tmp_path / "retried.lobster").write_text(RETRIED)
+    run_id = kill_when_hung(env, tmp_path / "retried.lobster")  # attempt 1 of 3 killed
+    Path(env["SLEEPER"]).unlink()
+    resumed = subprocess.Popen([sys.executable, "-c", CLI, "resume", "--run", run_id], env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    sleeper = Path(env["SLEEPER"])
+    deadline = time.monotonic() + 60
+    while not sleeper.exists() or not sleeper.read_text().strip():  # attempt 2 runs without a flag, and hangs
+        assert time.monotonic() < deadline and resumed.poll() is None, resumed.communicate()
+        time.sleep(0.05)
+    resumed.kill()
+    assert "note: step flaky was interrupted in attempt 1 of 3; its retry policy runs it again" in resumed.communicate()[1]
+    os.kill(int(sleeper.read_text()), signal.SIGKILL)
+    done = lobster(env, "resume", "--run", run_id)  # attempt 3: the ledger has 3 lines now, it succeeds
+    assert done["ok"], done
+    [key] = {line.split()[1] for line in Path(env["LEDGER"]).read_text().splitlines() if line.startswith("flaky")}
+    assert ledger(env) == Counter({f"flaky {key}": 3, "after": 1})  # one idempotency key for all three attempts
+
+
+def test_an_interrupted_step_whose_retry_attempts_are_spent_needs_a_flag(tmp_path: Path, env: dict[str, str]) -> None:
+    (tmp_path / "once.lobster").write_text(RETRIED.replace("max: 3", "max: 1"))
+    run_id = kill_when_hung(env, tmp_path / "once.lobster")
+    refused = lobster(env, "resume", "--run", run_id)
+    assert not refused["ok"] and "its retry policy's 1 attempts were all started" in refused["error"]["message"]
+    assert ledger(env)["after"] == 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -177,12 +178,19 @@ class Runner:
         env = self.step_env(step, scope)
         cwd = self.step_cwd(step.cwd or self.frame.workflow.cwd, scope)
         stdin = stdin_value(step.stdin, scope)
+        first = self.frame.resumed_attempts.get(step.id, 0) + 1
+        tries = itertools.count()
         self.begin(index, step)
+
+        def journaled_attempt() -> tuple[Record, dict[str, Record]]:
+            """One attempt; each retry is journaled as `started` too, so a crash-resume counts the attempts made."""
+            if next(tries):
+                self.hooks.step_started(index, step)
+            return self.attempt(step, env, cwd, stdin)
+
         try:
-            record, branches = with_retry(
-                step.id, policy(step.retry), lambda: self.attempt(step, env, cwd, stdin),
-                self.retryable, str, self.opts.err,
-            )
+            record, branches = with_retry(step.id, policy(step.retry), journaled_attempt, self.retryable, str,
+                                          self.opts.err, first=first)
         except (Unrecoverable, Cancelled):
             raise
         except (WorkflowError, LobsterRunError) as exc:

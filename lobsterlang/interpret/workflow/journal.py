@@ -207,6 +207,8 @@ class RunLog:
     """`<file>:<line>: <why>` for each line that is not an event this version writes."""
     last_event: str = "start"
     """The kind of the last event: `start` or `resumed` means no step ran since."""
+    attempts: int = 0
+    """How many times the uncertain step was started (each retry and each resume is one more)."""
     branch_journaled: bool = False
     """The uncertain step journals its branches (`for_each`, `parallel`)."""
     branches: dict[str, Record] = field(default_factory=dict)
@@ -286,8 +288,9 @@ def _apply(log: RunLog, event: dict[str, Any]) -> None:
         log.spend = event["cost"]
     if kind == "started":
         if log.uncertain != (event["index"], event["step"]):  # a new step (a resumed one keeps its branches)
-            log.branches, log.open_branches = {}, []
+            log.branches, log.open_branches, log.attempts = {}, [], 0
         log.uncertain = (event["index"], event["step"])
+        log.attempts += 1
         log.branch_journaled = bool(event.get("branches"))
     elif kind in ("branch_started", "branch_done"):
         _apply_branch(log, event)
