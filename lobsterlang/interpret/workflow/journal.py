@@ -6,9 +6,10 @@ together with the next step's `started` (one fsync per step), and at a halt or a
 so a completed step is always on disk before the next one starts. A step with `started` but no
 `done` is uncertain. Inside a `for_each` or `parallel` step, each branch (one sub-step of one
 item, or one parallel branch) writes `branch_started` before its command and `branch_done`
-(its record) after it, so a resumed step runs only the branches that were not recorded. `done`
-and `branch_done` carry the run's LLM spend so far (`cost`), so a cost cap holds after a resume. A finished, failed or cancelled run deletes its journal, so the journals on
-disk are exactly the unfinished runs.
+(its record) after it, so a resumed step runs only the branches that were not recorded. `done`,
+`branch_done` and `resumed` carry the run's LLM spend so far (`cost`), so a cost cap holds after
+a resume. A finished, failed or cancelled run deletes its journal, so the journals on disk are
+exactly the unfinished runs.
 """
 
 from __future__ import annotations
