@@ -37,8 +37,6 @@ CREATE TABLE IF NOT EXISTS lobster.signing_key (one int PRIMARY KEY CHECK (one =
 """
 
 
-APPLICATION = f"lobster {socket.gethostname()}:{os.getpid()}"
-"""Each connection's `application_name`: `lobster runs` on any machine reads who holds a run's lock from it."""
 HOLDERS = """
 SELECT r.run_id, a.application_name FROM unnest(%s::text[]) AS r(run_id)
 JOIN pg_locks l ON l.locktype = 'advisory' AND l.granted AND l.objsubid = 2 AND l.classid = %s::bigint::oid
@@ -66,7 +64,7 @@ def connect(url: str) -> Any:
     except ImportError:
         raise UsageError("The Postgres backend needs the dbos extra: pip install 'lobsterlang[dbos]'") from None
     try:
-        conn = psycopg.connect(url, autocommit=True, connect_timeout=10, application_name=APPLICATION[:63])
+        conn = psycopg.connect(url, autocommit=True, connect_timeout=10, application_name=f"lobster {_owner()}"[:63])
     except psycopg.Error as exc:
         raise UsageError(f"Cannot connect to the backend {redacted(url)}: {str(exc).strip()}") from None
     with conn.transaction():
@@ -76,6 +74,7 @@ def connect(url: str) -> Any:
 
 
 def _owner() -> str:
+    """`host:pid` of this process: each connection's `application_name` says it, so `runs` shows who holds a run."""
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
