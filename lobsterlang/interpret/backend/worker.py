@@ -40,8 +40,9 @@ def enqueue(url: str, run_id: str, cwd: str, workflow_id: str | None = None,
     """Append `events` to run `run_id`'s journal and put the run on the queue, in one transaction.
 
     So a run is never shown `queued` without being on the queue (nor queued without its events).
-    `workflow_id` names a continuation after a gate (default: the run id); queueing one id twice
-    fails the second time and records nothing. A worker must have created DBOS's tables once.
+    `workflow_id` names a continuation after a gate (default: the run id); DBOS queues one id once
+    (only the resume that claimed the gate queues its continuation). A worker must have created
+    DBOS's tables once.
     """
     import sqlalchemy as sa
     from dbos import DBOSClient
