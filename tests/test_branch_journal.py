@@ -187,3 +187,13 @@ def test_an_interrupted_step_whose_retry_attempts_are_spent_needs_a_flag(tmp_pat
     refused = lobster(env, "resume", "--run", run_id)
     assert not refused["ok"] and "its retry policy's 1 attempts were all started" in refused["error"]["message"]
     assert ledger(env)["after"] == 0
+
+
+def test_a_parallel_step_with_a_retry_policy_reruns_only_its_unrecorded_branch_without_a_flag(
+        tmp_path: Path, env: dict[str, str]) -> None:
+    retried = PARALLEL.replace("    parallel:\n", "    retry: {max: 2, delay_ms: 0}\n    parallel:\n")
+    (tmp_path / "fan.lobster").write_text(retried)
+    run_id = kill_when_hung(env, tmp_path / "fan.lobster", lambda: branches_done(env) == {"a", "b"})
+    done = lobster(env, "resume", "--run", run_id)
+    assert done["ok"], done
+    assert ledger(env) == Counter({"a": 1, "b": 1, "c": 2, "after": 1})
