@@ -50,6 +50,20 @@ def queued_on_a_worker(tmp_path: Path, url: str, workflow: str) -> tuple[dict[st
     return env, worker, detach(env, tmp_path / "flow.lobster")
 
 
+def hung(tmp_path: Path) -> bool:
+    """Whether a step hangs (it wrote its shell's pid to `$SLEEPER`)."""
+    sleeper = tmp_path / "sleeper"
+    return sleeper.exists() and sleeper.read_text().strip() != ""
+
+
+def replace_killed(env: dict[str, str], tmp_path: Path, worker: subprocess.Popen[bytes]) -> subprocess.Popen[bytes]:
+    """kill -9 `worker` (and the step shell that hangs on it); a fresh worker started in its place."""
+    worker.kill()
+    worker.wait()
+    os.kill(int((tmp_path / "sleeper").read_text()), signal.SIGKILL)
+    return start_worker(env, tmp_path / "w2.log")
+
+
 def worker_env(tmp_path: Path, url: str) -> dict[str, str]:
     """The environment of every process of one test: the database, a ledger, a state dir that must stay unused."""
     return {**os.environ, "LOBSTER_BACKEND": url, "LEDGER": str(tmp_path / "ledger"), "MARK": str(tmp_path / "mark"),
@@ -208,14 +222,10 @@ def test_a_worker_killed_in_a_for_each_leaves_its_recorded_items_done(tmp_path: 
     from test_branch_journal import LOOP
 
     env, first, run_id = queued_on_a_worker(tmp_path, pg_url, LOOP)
-    sleeper = tmp_path / "sleeper"
-    wait_for(lambda: sleeper.exists() and sleeper.read_text().strip() != "", 60, "item 3 to hang on the worker")
+    wait_for(lambda: hung(tmp_path), 60, "item 3 to hang on the worker")
     [row] = unfinished(env)  # seen from this process through the database: the worker holds the run
     assert row["running"] and row["pid"] == first.pid and row["host"] == socket.gethostname(), row
-    first.kill()  # kill -9 in the middle of item 3
-    first.wait()
-    os.kill(int(sleeper.read_text()), signal.SIGKILL)
-    second = start_worker(env, tmp_path / "w2.log")
+    second = replace_killed(env, tmp_path, first)  # kill -9 in the middle of item 3
     try:
         wait_for(lambda: not_done(pg_url) == 0, 90, "the second worker to take the run over")
         [row] = unfinished(env)  # the second worker refused to run item 3 again on its own
@@ -257,3 +267,27 @@ def test_a_cost_cap_holds_on_the_worker_that_continues_after_a_gate(tmp_path: Pa
         worker.wait(timeout=60)
     assert not final["ok"] and "Cost limit exceeded: $1.2000 > $1.00 limit" in final["error"]["message"], final
     assert ledger(tmp_path / "ledger") == Counter({"second": 1})
+
+
+FLAKY = """steps:
+  - id: flaky
+    retry: {max: 2, delay_ms: 0}
+    run: echo flaky >> "$LEDGER"; [ -e "$MARK" ] || { touch "$MARK"; echo $$ > "$SLEEPER"; exec sleep 30; }
+  - id: after
+    run: echo after >> "$LEDGER"
+"""
+
+
+@pytest.mark.slow
+def test_a_step_with_a_retry_policy_is_run_again_by_the_next_worker_without_a_flag(tmp_path: Path, pg_url: str) -> None:  # noqa: F811
+    env, first, run_id = queued_on_a_worker(tmp_path, pg_url, FLAKY)
+    wait_for(lambda: hung(tmp_path), 60, "the first attempt to hang")
+    second = replace_killed(env, tmp_path, first)
+    try:
+        wait_for(lambda: not unfinished(env), 90, "the second worker to finish the run")
+    finally:
+        second.send_signal(signal.SIGTERM)
+        second.wait(timeout=60)
+    assert ledger(tmp_path / "ledger") == Counter({"flaky": 2, "after": 1})
+    final = json.loads(lobster(env, "resume", "--run", run_id).stdout)
+    assert final["ok"] and final["status"] == "ok", final
