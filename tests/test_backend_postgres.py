@@ -125,13 +125,15 @@ def test_an_unreachable_database_is_a_clear_error_and_nothing_runs(argv: list[st
 
 def test_runs_shows_a_detached_run_no_worker_started_as_queued(machine: Path, capsys: Any) -> None:
     from lobsterlang.interpret.backend.postgres import PgStore
+    from lobsterlang.interpret.workflow.journal import start_event
     from lobsterlang.interpret.workflow.loader import load_workflow
 
     workflow, _ = load_workflow(str(machine / "gated.lobster"))
     store = store_from_env({"LOBSTER_BACKEND": _url()})
     assert isinstance(store, PgStore)
     for run_id, detached in (("rqueued00001", True), ("rinline00001", False)):
-        store.backend.journal(run_id).start(str(machine / "gated.lobster"), {}, workflow, None, False, detached=detached)
+        event = start_event(run_id, str(machine / "gated.lobster"), {}, workflow, None, False, detached=detached)
+        store.backend.journal(run_id).append(event)
     store.close()
     main(["runs", "--json"])
     rows = {row["id"]: row for row in json.loads(capsys.readouterr().out)}
@@ -140,3 +142,57 @@ def test_runs_shows_a_detached_run_no_worker_started_as_queued(machine: Path, ca
     table = capsys.readouterr().out
     assert "rqueued00001" in table and " queued " in table.split("rqueued00001")[1].splitlines()[0]
     assert "queued" not in table.split("rinline00001")[1].splitlines()[0]
+
+
+HANGING = 'steps:\n  - id: hang\n    run: echo $$ > "$SLEEPER"; exec sleep 30\n'
+
+
+def test_runs_shows_a_run_running_in_another_process_through_the_database(machine: Path, capsys: Any,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+    import signal
+    import socket
+    import time
+
+    monkeypatch.setenv("SLEEPER", str(machine / "sleeper"))
+    (machine / "hang.lobster").write_text(HANGING)
+    run = subprocess.Popen([sys.executable, "-c", CLI, "run", "--mode", "tool", "hang.lobster"], stdout=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while not (machine / "sleeper").exists() or not (machine / "sleeper").read_text().strip():
+            assert time.monotonic() < deadline and run.poll() is None
+            time.sleep(0.05)
+        main(["runs", "--json"])  # this process holds no lock file: only the database knows
+        [row] = json.loads(capsys.readouterr().out)
+        assert row["running"] and row["pid"] == run.pid and row["host"] == socket.gethostname(), row
+        main(["runs"])
+        assert f"running (pid {run.pid} on {socket.gethostname()})" in capsys.readouterr().out
+    finally:
+        run.kill()
+        run.wait()
+        os.kill(int((machine / "sleeper").read_text()), signal.SIGKILL)
+    deadline = time.monotonic() + 10  # Postgres ends the killed client's session (and its lock) once it sees the socket closed
+    while True:
+        main(["runs", "--json"])
+        [row] = json.loads(capsys.readouterr().out)
+        if not row["running"] or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    assert not row["running"] and row["uncertainStep"] == "hang", row
+
+
+def test_a_run_that_cannot_be_queued_records_nothing(machine: Path, capsys: Any) -> None:
+    """No worker ever created DBOS's tables: queueing fails, and neither the run nor a decision is left half-queued."""
+    refused = _cli(capsys, "run", "--mode", "tool", "gated.lobster", "--detach")
+    assert not refused["ok"] and refused["error"]["message"].startswith("Cannot queue the run"), refused
+    main(["runs", "--json"])
+    assert json.loads(capsys.readouterr().out) == []
+    halted = _cli(capsys, "run", "--mode", "tool", "gated.lobster")
+    approval_id = halted["requiresApproval"]["approvalId"]
+    detached = _cli(capsys, "resume", "--id", approval_id, "--approve", "yes", "--detach")
+    assert not detached["ok"] and "nothing was recorded: the gate still waits" in detached["error"]["message"], detached
+    main(["runs", "--json"])
+    [row] = json.loads(capsys.readouterr().out)
+    assert row["waitingGate"] == "ok" and not row["queued"], row
+    done = _cli(capsys, "resume", "--id", approval_id, "--approve", "yes")  # the same approval id still works
+    assert done["ok"] and done["status"] == "ok" and _ledger(machine) == ["before", "ship"], done

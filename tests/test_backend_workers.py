@@ -37,6 +37,46 @@ def start_worker(env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
         return subprocess.Popen([sys.executable, "-c", CLI, "worker"], env=env, stdout=out, stderr=out)
 
 
+def detach(env: dict[str, str], path: Path) -> str:
+    """`lobster run PATH --detach` in a process of its own; the queued run's id."""
+    return str(json.loads(lobster(env, "run", "--mode", "tool", str(path), "--detach").stdout)["runId"])
+
+
+def queued_on_a_worker(tmp_path: Path, url: str, workflow: str) -> tuple[dict[str, str], subprocess.Popen[bytes], str]:
+    """One live worker and `workflow` queued for it: the environment, the worker, the run id."""
+    env = worker_env(tmp_path, url)
+    (tmp_path / "flow.lobster").write_text(workflow)
+    worker = live_worker(env, tmp_path / "w1.log", 1)
+    return env, worker, detach(env, tmp_path / "flow.lobster")
+
+
+def hung(tmp_path: Path) -> bool:
+    """Whether a step hangs (it wrote its shell's pid to `$SLEEPER`)."""
+    sleeper = tmp_path / "sleeper"
+    return sleeper.exists() and sleeper.read_text().strip() != ""
+
+
+def replace_killed(env: dict[str, str], tmp_path: Path, worker: subprocess.Popen[bytes]) -> subprocess.Popen[bytes]:
+    """kill -9 `worker` (and the step shell that hangs on it); a fresh worker started in its place."""
+    worker.kill()
+    worker.wait()
+    os.kill(int((tmp_path / "sleeper").read_text()), signal.SIGKILL)
+    return start_worker(env, tmp_path / "w2.log")
+
+
+def worker_env(tmp_path: Path, url: str) -> dict[str, str]:
+    """The environment of every process of one test: the database, a ledger, a state dir that must stay unused."""
+    return {**os.environ, "LOBSTER_BACKEND": url, "LEDGER": str(tmp_path / "ledger"), "MARK": str(tmp_path / "mark"),
+            "SLEEPER": str(tmp_path / "sleeper"), "LOBSTER_STATE_DIR": str(tmp_path / "state")}
+
+
+def live_worker(env: dict[str, str], log: Path, count: int) -> subprocess.Popen[bytes]:
+    """A worker started and heard from: `count` workers now write heartbeats."""
+    worker = start_worker(env, log)
+    wait_for(lambda: workers_alive(env["LOBSTER_BACKEND"]) >= count, 60, f"worker {count}")
+    return worker
+
+
 def wait_for(predicate: Any, timeout: float, what: str) -> None:
     deadline = time.monotonic() + timeout
     while not predicate():
@@ -55,7 +95,10 @@ def unfinished(env: dict[str, str]) -> list[dict[str, Any]]:
 
     store = store_from_env(env)
     try:
-        return [run_row(log) for log in backend_of(store).list_runs()]
+        backend = backend_of(store)
+        logs = backend.list_runs()
+        holders = backend.holders([log.run_id for log in logs])
+        return [run_row(log, holders.get(log.run_id)) for log in logs]
     finally:
         store.close()  # type: ignore[attr-defined]
 
@@ -91,14 +134,11 @@ def not_done(url: str) -> int:
 
 @pytest.mark.slow
 def test_two_workers_a_kill_and_an_approval_from_elsewhere(tmp_path: Path, pg_url: str) -> None:  # noqa: F811
-    env = {**os.environ, "LOBSTER_BACKEND": pg_url, "LEDGER": str(tmp_path / "ledger"),
-           "LOBSTER_STATE_DIR": str(tmp_path / "state")}
+    env = worker_env(tmp_path, pg_url)
     (tmp_path / "five.lobster").write_text(WORKFLOW)
     (tmp_path / "gated.lobster").write_text(GATED)
-    first = start_worker(env, tmp_path / "w1.log")
-    wait_for(lambda: workers_alive(pg_url) >= 1, 60, "the first worker")
-    second = start_worker(env, tmp_path / "w2.log")
-    wait_for(lambda: workers_alive(pg_url) >= 2, 60, "the second worker")
+    first = live_worker(env, tmp_path / "w1.log", 1)
+    second = live_worker(env, tmp_path / "w2.log", 2)
     try:
         tags = [f"t{i}" for i in range(4)]
         for tag in tags:
@@ -154,12 +194,7 @@ AFTER_GATE = ('steps:\n  - id: ok\n    approval: Go?\n'
 
 @pytest.mark.slow
 def test_an_approval_continues_on_a_worker_not_in_the_resuming_process(tmp_path: Path, pg_url: str) -> None:  # noqa: F811
-    env = {**os.environ, "LOBSTER_BACKEND": pg_url, "LEDGER": str(tmp_path / "ledger"),
-           "LOBSTER_STATE_DIR": str(tmp_path / "state")}
-    (tmp_path / "gated.lobster").write_text(AFTER_GATE)
-    first = start_worker(env, tmp_path / "w1.log")
-    wait_for(lambda: workers_alive(pg_url) >= 1, 60, "the first worker")
-    run_id = json.loads(lobster(env, "run", "--mode", "tool", str(tmp_path / "gated.lobster"), "--detach").stdout)["runId"]
+    env, first, run_id = queued_on_a_worker(tmp_path, pg_url, AFTER_GATE)
     wait_for(lambda: any(r["id"] == run_id and r["waitingGate"] for r in unfinished(env)), 60, "the gate")
     first.send_signal(signal.SIGTERM)  # no worker runs while the approval arrives: the continuation must wait for one
     assert first.wait(timeout=60) == 0
@@ -178,5 +213,81 @@ def test_an_approval_continues_on_a_worker_not_in_the_resuming_process(tmp_path:
         second.wait(timeout=60)
     [line] = (tmp_path / "ledger").read_text().splitlines()  # exactly once
     assert line == f"after {second.pid} {socket.gethostname()}"
+    final = json.loads(lobster(env, "resume", "--run", run_id).stdout)
+    assert final["ok"] and final["status"] == "ok", final
+
+
+@pytest.mark.slow
+def test_a_worker_killed_in_a_for_each_leaves_its_recorded_items_done(tmp_path: Path, pg_url: str) -> None:  # noqa: F811
+    from test_branch_journal import LOOP
+
+    env, first, run_id = queued_on_a_worker(tmp_path, pg_url, LOOP)
+    wait_for(lambda: hung(tmp_path), 60, "item 3 to hang on the worker")
+    [row] = unfinished(env)  # seen from this process through the database: the worker holds the run
+    assert row["running"] and row["pid"] == first.pid and row["host"] == socket.gethostname(), row
+    second = replace_killed(env, tmp_path, first)  # kill -9 in the middle of item 3
+    try:
+        wait_for(lambda: not_done(pg_url) == 0, 90, "the second worker to take the run over")
+        [row] = unfinished(env)  # the second worker refused to run item 3 again on its own
+        assert row["id"] == run_id and row["uncertainBranches"] == ["3/effect"], row
+        assert ledger(tmp_path / "ledger") == Counter(f"item {n}" for n in range(4))
+        done = json.loads(lobster(env, "resume", "--run", run_id, "--retry-step").stdout)
+    finally:
+        second.send_signal(signal.SIGTERM)
+        second.wait(timeout=60)
+    assert done["ok"] and [it["twice"] for it in done["output"]] == [{"value": n} for n in range(6)], done
+    assert ledger(tmp_path / "ledger") == Counter({**{f"item {n}": 1 for n in range(6)}, "item 3": 2})
+
+
+SPEND_GATED = """cost_limit: {max_usd: 1, action: stop}
+steps:
+  - id: first
+    run: |
+      echo '{"model": "gpt-4o", "usage": {"inputTokens": 240000, "outputTokens": 0}}'
+  - id: ok
+    approval: Spend more?
+  - id: second
+    run: |
+      echo second >> "$LEDGER"
+      echo '{"model": "gpt-4o", "usage": {"inputTokens": 240000, "outputTokens": 0}}'
+"""
+
+
+@pytest.mark.slow
+def test_a_cost_cap_holds_on_the_worker_that_continues_after_a_gate(tmp_path: Path, pg_url: str) -> None:  # noqa: F811
+    env, worker, run_id = queued_on_a_worker(tmp_path, pg_url, SPEND_GATED)
+    try:
+        wait_for(lambda: any(r["id"] == run_id and r["waitingGate"] for r in unfinished(env)), 60, "the gate")
+        answered = json.loads(lobster(env, "resume", "--run", run_id, "--approve", "yes").stdout)
+        assert answered["status"] == "queued", answered  # the first step's $0.60 must travel with the run
+        wait_for(lambda: not unfinished(env), 60, "the worker to end the run")
+        final = json.loads(lobster(env, "resume", "--run", run_id).stdout)
+    finally:
+        worker.send_signal(signal.SIGTERM)
+        worker.wait(timeout=60)
+    assert not final["ok"] and "Cost limit exceeded: $1.2000 > $1.00 limit" in final["error"]["message"], final
+    assert ledger(tmp_path / "ledger") == Counter({"second": 1})
+
+
+FLAKY = """steps:
+  - id: flaky
+    retry: {max: 2, delay_ms: 0}
+    run: echo flaky >> "$LEDGER"; [ -e "$MARK" ] || { touch "$MARK"; echo $$ > "$SLEEPER"; exec sleep 30; }
+  - id: after
+    run: echo after >> "$LEDGER"
+"""
+
+
+@pytest.mark.slow
+def test_a_step_with_a_retry_policy_is_run_again_by_the_next_worker_without_a_flag(tmp_path: Path, pg_url: str) -> None:  # noqa: F811
+    env, first, run_id = queued_on_a_worker(tmp_path, pg_url, FLAKY)
+    wait_for(lambda: hung(tmp_path), 60, "the first attempt to hang")
+    second = replace_killed(env, tmp_path, first)
+    try:
+        wait_for(lambda: not unfinished(env), 90, "the second worker to finish the run")
+    finally:
+        second.send_signal(signal.SIGTERM)
+        second.wait(timeout=60)
+    assert ledger(tmp_path / "ledger") == Counter({"flaky": 2, "after": 1})
     final = json.loads(lobster(env, "resume", "--run", run_id).stdout)
     assert final["ok"] and final["status"] == "ok", final

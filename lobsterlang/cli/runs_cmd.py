@@ -8,38 +8,42 @@ from typing import Any
 
 import click
 
-from lobsterlang.interpret.backend import backend_of, store_from_env
+from lobsterlang.interpret.backend import Holder, backend_of, store_from_env
 from lobsterlang.interpret.errors import LobsterRunError
 from lobsterlang.interpret.gatestate import is_expired
 from lobsterlang.interpret.workflow.journal import RunLog
-from lobsterlang.interpret.workflow.runlock import holder_pid
 
 
-def run_row(log: RunLog, pid: int | None = None) -> dict[str, Any]:
-    """One unfinished run as plain data; `pid` is the live process running it, if any."""
+def run_row(log: RunLog, holder: Holder | None = None) -> dict[str, Any]:
+    """One unfinished run as plain data; `holder` is the live process running it, if any."""
     halted = log.halted or {}
     return {
         "id": log.run_id,
-        "running": pid is not None,
-        "queued": log.queued,
-        "pid": pid or None,
+        "running": holder is not None,
+        "queued": log.queued and holder is None,
+        "pid": holder.pid or None if holder else None,
+        "host": holder.host if holder else None,
         "workflow": log.start.get("filePath"),
         "lastCompletedStep": log.last_done,
         "waitingGate": halted.get("step"),
         "expiresAt": halted.get("expiresAt"),
         "expired": is_expired(halted.get("expiresAt")),
         "uncertainStep": log.uncertain[1] if log.uncertain else None,
+        "uncertainBranches": list(log.open_branches),
         "startedAt": log.start.get("startedAt"),
     }
 
 
 def _status(row: dict[str, Any]) -> str:
     if row["running"]:
-        return f"running (pid {row['pid']})" if row["pid"] else "running"
+        where = f" on {row['host']}" if row["host"] else ""
+        return f"running (pid {row['pid']}{where})" if row["pid"] else "running"
     if row["queued"]:
         return "queued"
     if row["waitingGate"]:
         return f"expired at {row['waitingGate']}" if row["expired"] else f"waiting at {row['waitingGate']}"
+    if row["uncertainBranches"]:
+        return f"interrupted in {row['uncertainStep']} ({', '.join(row['uncertainBranches'])})"
     if row["uncertainStep"]:
         return f"interrupted in {row['uncertainStep']}"
     return "interrupted"
@@ -51,8 +55,9 @@ def _status(row: dict[str, Any]) -> str:
 def runs_command(as_json: bool, backend: str | None) -> None:
     """List workflow runs that did not finish: id, workflow, last completed step, status, start time.
 
-    A run that a live process is still running shows as `running (pid N)`; it cannot be resumed
-    until that process ends or halts.
+    A run that a live process is still running shows as `running (pid N)` (with the Postgres
+    backend, `running (pid N on HOST)`, from any machine); it cannot be resumed until that
+    process ends or halts.
 
     Continue one with `lobster resume --run ID` (add --retry-step or --skip-step when a step
     was interrupted), or answer its gate with --approve yes|no / --response-json. A gate past
@@ -60,11 +65,12 @@ def runs_command(as_json: bool, backend: str | None) -> None:
     """
     env = {**os.environ, "LOBSTER_BACKEND": backend} if backend else os.environ
     try:
-        store = store_from_env(env)
-        logs = backend_of(store).list_runs()
+        runs_backend = backend_of(store_from_env(env))
+        logs = runs_backend.list_runs()
+        holders = runs_backend.holders([log.run_id for log in logs])
     except LobsterRunError as exc:
         raise click.UsageError(exc.message) from None
-    rows = [run_row(log, holder_pid(store, log.run_id)) for log in logs]
+    rows = [run_row(log, holders.get(log.run_id)) for log in logs]
     for problem in (p for log in logs for p in log.skipped):
         click.echo(f"warning: {problem}", err=True)
     if as_json:

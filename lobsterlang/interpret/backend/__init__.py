@@ -9,6 +9,7 @@ a backend whose state lives elsewhere subclasses it (`BackendStore`) and carries
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Protocol
 
 from lobsterlang.interpret.errors import UsageError
@@ -39,6 +40,18 @@ class Backend(Protocol):
     def list_runs(self) -> list[RunLog]:
         """Every unfinished run, oldest first."""
         ...
+
+    def holders(self, run_ids: list[str]) -> dict[str, Holder]:
+        """The live process running each of `run_ids` now (runs no process holds are left out)."""
+        ...
+
+
+@dataclass(frozen=True)
+class Holder:
+    """A process running a run: its pid (0: not known yet) and, for a shared backend, its host."""
+
+    pid: int
+    host: str | None = None
 
 
 class BackendStore(StateStore):

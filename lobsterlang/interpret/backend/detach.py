@@ -5,15 +5,14 @@ from __future__ import annotations
 import json
 import os
 
-from lobsterlang.interpret.backend import store_from_env
 from lobsterlang.interpret.backend.handoff import queued_envelope
-from lobsterlang.interpret.backend.postgres import PgStore
+from lobsterlang.interpret.backend.postgres import connect
 from lobsterlang.interpret.backend.worker import backend_url, enqueue
 from lobsterlang.interpret.errors import LobsterRunError, UsageError
 from lobsterlang.interpret.workflow.context import resolve_args
 from lobsterlang.interpret.workflow.errors import WorkflowError
 from lobsterlang.interpret.workflow.frontend import Console, parse_args_json
-from lobsterlang.interpret.workflow.journal import new_run_id
+from lobsterlang.interpret.workflow.journal import new_run_id, start_event
 from lobsterlang.interpret.workflow.loader import check_path, load_workflow
 from lobsterlang.interpret.workflow.session import file_digest
 
@@ -36,20 +35,14 @@ def detach_file(path: str, args_json: str | None, mode: str, raw_args: bool, app
 
 
 def _detach(path: str, args_json: str | None, raw_args: bool) -> str:
+    """Queue the file's run: its `start` event and its queue entry are written in one transaction."""
     url = backend_url(None, os.environ)
     given = parse_args_json(args_json)
     check_path(path)
     workflow, _ = load_workflow(path)
-    store = store_from_env({**os.environ, "LOBSTER_BACKEND": url})
-    assert isinstance(store, PgStore)
+    connect(url).close()  # the lobster schema exists (and the URL works: a clear error otherwise)
     run_id = new_run_id()
-    journal = store.backend.journal(run_id)
-    journal.start(os.path.abspath(path), resolve_args(workflow, given), workflow, file_digest(path), raw_args, detached=True)
-    try:
-        enqueue(url, run_id, os.getcwd())
-    except BaseException:
-        journal.finish()
-        raise
-    finally:
-        store.close()
+    event = start_event(run_id, os.path.abspath(path), resolve_args(workflow, given), workflow, file_digest(path),
+                        raw_args, detached=True)
+    enqueue(url, run_id, os.getcwd(), events=[event])
     return run_id

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from lobsterlang.interpret.backend import Holder
 from lobsterlang.interpret.state import StateStore
 from lobsterlang.interpret.workflow import journal as files
+from lobsterlang.interpret.workflow.runlock import holder_pid
 
 
 @dataclass
@@ -30,3 +32,8 @@ class FileBackend:
 
     def list_runs(self) -> list[files.RunLog]:
         return files.list_runs(self.store)
+
+    def holders(self, run_ids: list[str]) -> dict[str, Holder]:
+        """The processes holding the runs' lock files (this machine's processes: the state directory is local)."""
+        pids = {run_id: holder_pid(self.store, run_id) for run_id in run_ids}
+        return {run_id: Holder(pid) for run_id, pid in pids.items() if pid is not None}

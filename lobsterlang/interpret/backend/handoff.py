@@ -24,24 +24,29 @@ def wants_worker(store: StateStore, run_id: str, env: Mapping[str, str]) -> bool
     return log is not None and bool(log.start.get("detached"))
 
 
-def hand_off(store: StateStore, journal: EventJournal, state_key: str, cwd: str, forget: Callable[[], None]) -> Envelope:
-    """Record the decision (the journal's `resumed` event), spend the token, let go of the run, queue it.
+def hand_off(store: StateStore, journal: EventJournal, state_key: str, cwd: str, forget: Callable[[], None],
+             put_back: Callable[[], None]) -> Envelope:
+    """Record the decision (the journal's `resumed` event) and queue the run in one transaction, then spend the token.
 
     From the recorded decision on, the run continues from its journal: a worker that takes it (or
-    `resume --run ID`) never asks for the decision again and never re-runs a recorded step.
+    `resume --run ID`) never asks for the decision again and never re-runs a recorded step. When
+    it cannot be queued nothing is recorded: the gate is put back and its token stays valid.
     """
     from lobsterlang.interpret.backend.worker import enqueue
 
     assert isinstance(store, PgStore)  # wants_worker said so
     run_id = journal.run_id
-    journal.flush()
-    forget()
+    with journal.lock:
+        events, journal.pending = journal.pending, []
     store.close()  # releases the run's advisory lock, so the worker that dequeues it can hold it
     try:
-        enqueue(store.url, run_id, cwd, workflow_id=f"{run_id}:{state_key}")
+        enqueue(store.url, run_id, cwd, workflow_id=f"{run_id}:{state_key}", events=events)
     except UsageError as exc:
-        return error_envelope("runtime_error", f"{exc.message}; the decision is recorded: "
-                                               f"`lobster resume --run {run_id}` continues the run")
+        put_back()
+        store.close()
+        return error_envelope("runtime_error", f"{exc.message}; nothing was recorded: the gate still waits for its answer")
+    forget()
+    store.close()
     return queued_envelope(run_id)
 
 

@@ -14,7 +14,7 @@ import os
 import socket
 from typing import Any
 
-from lobsterlang.interpret.backend import BackendStore
+from lobsterlang.interpret.backend import BackendStore, Holder
 from lobsterlang.interpret.errors import ApprovalNotFound, StateNotFound, UsageError
 from lobsterlang.interpret.state import Claim, CorruptState, _process_alive, now_iso, random_hex
 from lobsterlang.interpret.workflow.errors import WorkflowUsageError
@@ -37,6 +37,15 @@ CREATE TABLE IF NOT EXISTS lobster.signing_key (one int PRIMARY KEY CHECK (one =
 """
 
 
+HOLDERS = """
+SELECT r.run_id, a.application_name FROM unnest(%s::text[]) AS r(run_id)
+JOIN pg_locks l ON l.locktype = 'advisory' AND l.granted AND l.objsubid = 2 AND l.classid = %s::bigint::oid
+    AND l.objid = (hashtext(r.run_id)::bigint & 4294967295)::oid
+JOIN pg_stat_activity a ON a.pid = l.pid
+"""
+"""The runs whose advisory lock (`pg_try_advisory_lock(RUN_LOCK, hashtext(run id))`) a live session holds."""
+
+
 def redacted(url: str) -> str:
     """`url` without its password (for messages)."""
     from urllib.parse import urlsplit, urlunsplit
@@ -55,7 +64,7 @@ def connect(url: str) -> Any:
     except ImportError:
         raise UsageError("The Postgres backend needs the dbos extra: pip install 'lobsterlang[dbos]'") from None
     try:
-        conn = psycopg.connect(url, autocommit=True, connect_timeout=10)
+        conn = psycopg.connect(url, autocommit=True, connect_timeout=10, application_name=f"lobster {_owner()}"[:63])
     except psycopg.Error as exc:
         raise UsageError(f"Cannot connect to the backend {redacted(url)}: {str(exc).strip()}") from None
     with conn.transaction():
@@ -65,6 +74,7 @@ def connect(url: str) -> Any:
 
 
 def _owner() -> str:
+    """`host:pid` of this process: each connection's `application_name` says it, so `runs` shows who holds a run."""
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
@@ -200,16 +210,17 @@ class PgJournal(EventJournal):
         self.held = False
 
     def flush(self) -> None:
-        if not self.pending:
-            return
-        if not self.held:
-            self.store.backend.hold(self.run_id)
-            self.held = True
-        rows = [(self.run_id, event_line(e)) for e in self.pending]
-        self.pending = []
-        with self.store.conn.cursor() as cur, self.store.conn.transaction():
-            cur.executemany("INSERT INTO lobster.events (run_id, event) VALUES (%s, %s)", rows)
-        self.written = True
+        with self.lock:
+            if not self.pending:
+                return
+            if not self.held:
+                self.store.backend.hold(self.run_id)
+                self.held = True
+            rows = [(self.run_id, event_line(e)) for e in self.pending]
+            self.pending = []
+            with self.store.conn.cursor() as cur, self.store.conn.transaction():
+                cur.executemany("INSERT INTO lobster.events (run_id, event) VALUES (%s, %s)", rows)
+            self.written = True
 
     def close(self) -> None:
         """Write what is queued, when the run has a journal (an interrupted run keeps its completed steps)."""
@@ -217,6 +228,7 @@ class PgJournal(EventJournal):
             self.flush()
 
     def finish(self) -> None:
+        self.over = True
         self.pending = []
         self.store.conn.execute("DELETE FROM lobster.events WHERE run_id = %s", (self.run_id,))
 
@@ -249,6 +261,15 @@ class PgBackend:
                                         (run_id,)).fetchall()
         return replay(run_id, [_loads(r[0]) for r in rows])
 
+    def holders(self, run_ids: list[str]) -> dict[str, Holder]:
+        """The sessions holding the runs' advisory locks, named by their `application_name` (host:pid).
+
+        A lock ends with its session, so a killed process stops showing at once on this database's
+        host (a machine cut off from the network: when Postgres notices the connection is gone).
+        """
+        rows = self._store.conn.execute(HOLDERS, (run_ids, RUN_LOCK)).fetchall() if run_ids else []
+        return {str(run_id): _holder(str(name or "")) for run_id, name in rows}
+
     def list_runs(self) -> list[RunLog]:
         rows = self._store.conn.execute("SELECT run_id, event FROM lobster.events ORDER BY seq").fetchall()
         events: dict[str, list[Any]] = {}
@@ -256,3 +277,9 @@ class PgBackend:
             events.setdefault(run_id, []).append(_loads(text))
         logs = [log for run_id, evs in events.items() if (log := replay(run_id, evs)) is not None]
         return sorted(logs, key=lambda log: str(log.start.get("startedAt")))
+
+
+def _holder(application: str) -> Holder:
+    """`lobster host:pid` read back (another client's session: pid 0, host unknown)."""
+    host, _, pid = application.removeprefix("lobster ").rpartition(":")
+    return Holder(int(pid), host) if application.startswith("lobster ") and pid.isdigit() else Holder(0)

@@ -6,7 +6,7 @@ journal with one DBOS step, so a step whose result was recorded never runs again
 started without recording its end is refused (the run waits for `resume --run ID --retry-step`
 or `--skip-step`), exactly as with the file journal. Each worker is a DBOS executor with its own
 id and a heartbeat row; a worker that sees another's heartbeat older than `LEASE_S` takes its
-row (one taker) and asks DBOS to re-enqueue that executor's pending workflows.
+row (one taker) and puts that executor's pending workflows back on the queue.
 """
 
 from __future__ import annotations
@@ -15,13 +15,14 @@ import os
 import signal
 import socket
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from lobsterlang import __version__
 from lobsterlang.interpret.backend import BACKEND_ENV
 from lobsterlang.interpret.backend.postgres import PgStore, connect, redacted
 from lobsterlang.interpret.errors import UsageError
+from lobsterlang.interpret.workflow.journal import event_line
 
 QUEUE = "lobster_runs"
 WORKFLOW = "lobster_run"
@@ -34,24 +35,37 @@ CREATE TABLE IF NOT EXISTS lobster.workers (executor_id text PRIMARY KEY, seen_a
 """
 
 
-def enqueue(url: str, run_id: str, cwd: str, workflow_id: str | None = None) -> None:
-    """Put journaled run `run_id` on the queue (a worker must have created DBOS's tables once).
+def enqueue(url: str, run_id: str, cwd: str, workflow_id: str | None = None,
+            events: Sequence[dict[str, Any]] = ()) -> None:
+    """Append `events` to run `run_id`'s journal and put the run on the queue, in one transaction.
 
-    `workflow_id` names a continuation after a gate (default: the run id); queueing one id twice queues it once.
+    So a run is never shown `queued` without being on the queue (nor queued without its events).
+    `workflow_id` names a continuation after a gate (default: the run id); DBOS queues one id once
+    (only the resume that claimed the gate queues its continuation). A worker must have created
+    DBOS's tables once.
     """
+    import sqlalchemy as sa
     from dbos import DBOSClient
 
+    engine = sa.create_engine("postgresql+psycopg://" + url.split("://", 1)[1], poolclass=sa.NullPool)
     try:
-        client = DBOSClient(system_database_url=url)
+        client = DBOSClient(system_database_engine=engine)
         try:
-            client.enqueue({"queue_name": QUEUE, "workflow_name": WORKFLOW, "workflow_id": workflow_id or run_id,
-                            "application_name": APP, "app_version": __version__}, run_id, cwd)
+            with engine.begin() as conn:
+                if events:
+                    conn.exec_driver_sql("INSERT INTO lobster.events (run_id, event) VALUES (%s, %s)",
+                                         [(run_id, event_line(e)) for e in events])
+                client.enqueue_in_transaction(conn, {"queue_name": QUEUE, "workflow_name": WORKFLOW,
+                                                     "workflow_id": workflow_id or run_id, "application_name": APP,
+                                                     "app_version": __version__}, run_id, cwd)
         finally:
             client.destroy()
     except Exception as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise UsageError(f"Cannot queue the run on {redacted(url)}: {reason} "
                          "(hint: start a worker once first: lobster worker --backend URL)") from None
+    finally:
+        engine.dispose()
 
 
 def final_envelope(url: str, run_id: str) -> dict[str, Any] | None:
@@ -113,7 +127,7 @@ def serve(url: str, stop: threading.Event | None = None, grace_s: int = 30) -> N
             conn.execute("INSERT INTO lobster.workers (executor_id) VALUES (%s) "
                          "ON CONFLICT (executor_id) DO UPDATE SET seen_at = now()", (executor_id,))
             for dead in _take_dead_workers(conn, executor_id):
-                DBOS._recover_pending_workflows([dead])
+                _requeue_runs_of(dead)
     finally:
         conn.execute("DELETE FROM lobster.workers WHERE executor_id = %s", (executor_id,))
         conn.close()
@@ -125,6 +139,21 @@ def _take_dead_workers(conn: Any, me: str) -> list[str]:
     rows = conn.execute("DELETE FROM lobster.workers WHERE executor_id <> %s AND seen_at < now() - %s * interval '1 second' "
                         "RETURNING executor_id", (me, LEASE_S)).fetchall()
     return [str(r[0]) for r in rows]
+
+
+def _requeue_runs_of(executor_id: str) -> None:
+    """Put a dead worker's unfinished runs back on the queue, for any live worker to take.
+
+    Public DBOS calls only: list the executor's PENDING `lobster_run` workflows of this version,
+    then `resume_workflows` onto the queue (a workflow that finished meanwhile is left alone).
+    Only the one worker that took the dead one's heartbeat row calls this for it.
+    """
+    from dbos import DBOS
+
+    pending = DBOS.list_workflows(status="PENDING", executor_id=executor_id, name=WORKFLOW, app_version=__version__,
+                                  load_input=False, load_output=False)
+    if pending:
+        DBOS.resume_workflows([w.workflow_id for w in pending], queue_name=QUEUE)
 
 
 def _stop_on_signals() -> threading.Event:

@@ -45,6 +45,10 @@ class Frame:
     spend: list[dict[str, Any]] = field(default_factory=list)
     key_path: tuple[str, ...] = ()
     """The steps that called this workflow (`workflow:` steps), so keys of its steps differ per call site."""
+    resumed_branches: dict[str, dict[str, Record]] = field(default_factory=dict)
+    """Branch records a resumed run's journal kept, by step id then branch key: those branches do not run again."""
+    resumed_attempts: dict[str, int] = field(default_factory=dict)
+    """Attempts a resumed run's journal counted for its interrupted step: its retry policy has the rest."""
 
     def scope(self, results: Mapping[str, Record] | None = None) -> Scope:
         return Scope(self.args, self.results if results is None else results)

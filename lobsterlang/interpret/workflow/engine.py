@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -56,8 +58,16 @@ class Hooks:
     def step_started(self, index: int, step: ir.Step) -> None:
         """Before a step's command starts."""
 
-    def step_done(self, index: int, step: ir.Step, results: dict[str, Record], last: str | None) -> None:
-        """After a step's record (or records) were stored."""
+    def step_done(self, index: int, step: ir.Step, results: dict[str, Record], last: str | None,
+                  spend: Sequence[dict[str, Any]] = ()) -> None:
+        """After a step's record (or records) were stored; `spend`: the run's LLM spend so far."""
+
+    def branch_started(self, index: int, step: ir.Step, key: str) -> None:
+        """Before one branch of a `for_each` or `parallel` step runs its command (from the branch's thread)."""
+
+    def branch_done(self, index: int, step: ir.Step, key: str, record: Record,
+                    spend: Sequence[dict[str, Any]] = ()) -> None:
+        """After one branch's record was made."""
 
 
 def stopped(cancel: Cancellation) -> bool:
@@ -77,6 +87,8 @@ class Runner:
         self.opts = opts
         self.hooks = hooks or Hooks()
         self.started = False
+        self.index = 0
+        """The index of the step that runs now."""
         self.cost = CostTracker(frame.base_env, frame.spend)
 
     @property
@@ -97,10 +109,10 @@ class Runner:
                 self.count_cost(step)
             if halt is not None:
                 if not halt.is_input:
-                    self.hooks.step_done(index, step, self.frame.results, step.id)
+                    self.hooks.step_done(index, step, self.frame.results, step.id, self.cost.entries)
                 return Outcome("needs_input" if halt.is_input else "needs_approval", [], halt)
             last = step.id if kind == "ran" else last
-            self.hooks.step_done(index, step, self.frame.results, last)
+            self.hooks.step_done(index, step, self.frame.results, last, self.cost.entries)
             if kind == "skip_rest":
                 break
         return Outcome("ok", output_items(self.frame.results.get(last) if last else None))
@@ -132,7 +144,18 @@ class Runner:
 
     def begin(self, index: int, step: ir.Step) -> None:
         self.started = True
+        self.index = index
         self.hooks.step_started(index, step)
+
+    def recorded_branch(self, step: ir.Step, key: str) -> Record | None:
+        """The record of branch `key` of `step` that the run's journal kept (a resumed step); None: run it."""
+        return self.frame.resumed_branches.get(step.id, {}).get(key)
+
+    def branch_started(self, step: ir.Step, key: str) -> None:
+        self.hooks.branch_started(self.index, step, key)
+
+    def branch_done(self, step: ir.Step, key: str, record: Record) -> None:
+        self.hooks.branch_done(self.index, step, key, record, self.cost.entries)
 
     def step_env(self, step: ir.Step, scope: Scope) -> dict[str, str]:
         return self.keyed(apply_env(self.frame.base_env, [self.frame.workflow.env, step.env], scope), step.id)
@@ -155,12 +178,19 @@ class Runner:
         env = self.step_env(step, scope)
         cwd = self.step_cwd(step.cwd or self.frame.workflow.cwd, scope)
         stdin = stdin_value(step.stdin, scope)
+        first = self.frame.resumed_attempts.get(step.id, 0) + 1
+        tries = itertools.count()
         self.begin(index, step)
+
+        def journaled_attempt() -> tuple[Record, dict[str, Record]]:
+            """One attempt; each retry is journaled as `started` too, so a crash-resume counts the attempts made."""
+            if next(tries):
+                self.hooks.step_started(index, step)
+            return self.attempt(step, env, cwd, stdin)
+
         try:
-            record, branches = with_retry(
-                step.id, policy(step.retry), lambda: self.attempt(step, env, cwd, stdin),
-                self.retryable, str, self.opts.err,
-            )
+            record, branches = with_retry(step.id, policy(step.retry), journaled_attempt, self.retryable, str,
+                                          self.opts.err, first=first)
         except (Unrecoverable, Cancelled):
             raise
         except (WorkflowError, LobsterRunError) as exc:

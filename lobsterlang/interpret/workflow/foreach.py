@@ -1,4 +1,8 @@
-"""`for_each`: sub-steps once per item, in order, in a scope with the item and index variables."""
+"""`for_each`: sub-steps once per item, in order, in a scope with the item and index variables.
+
+Each sub-step of each item is a branch `<item index>/<sub-step id>` for the run journal: a resumed
+step takes the records the journal kept and runs only the rest.
+"""
 
 from __future__ import annotations
 
@@ -61,9 +65,14 @@ def _iteration(runner: Runner, step: ir.Step, loop: ir.ForEach, item: Any, index
         if not should_run(sub.when, scope_results):
             scope_results[sub.id] = {"id": sub.id, "skipped": True}
             continue
-        record = _run_sub(runner, step, sub, Scope(runner.frame.args, scope_results, runner.opts.raw_args), index)
+        key = f"{index}/{sub.id}"
+        record = runner.recorded_branch(step, key)
+        if record is None:  # not recorded by an earlier attempt of this run
+            runner.branch_started(step, key)
+            record = _run_sub(runner, step, sub, Scope(runner.frame.args, scope_results, runner.opts.raw_args), index)
+            runner.cost.record(f"{step.id}.{sub.id}", record)
+            runner.branch_done(step, key, record)
         scope_results[sub.id] = record
-        runner.cost.record(f"{step.id}.{sub.id}", record)
         runner.cost.check(runner.frame.workflow.cost_limit, runner.opts.err)
         iteration[sub.id] = record["json"] if "json" in record else record.get("stdout")
     return iteration

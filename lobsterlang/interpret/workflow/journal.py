@@ -4,8 +4,12 @@ Events: `start` (file, args, IR), `started` (a step's command is about to run), 
 records), `halted` (waiting at a gate, with the resume state key). A step's `done` is written
 together with the next step's `started` (one fsync per step), and at a halt or a cancellation,
 so a completed step is always on disk before the next one starts. A step with `started` but no
-`done` is uncertain. A finished, failed or cancelled run deletes its journal, so the journals on
-disk are exactly the unfinished runs.
+`done` is uncertain. Inside a `for_each` or `parallel` step, each branch (one sub-step of one
+item, or one parallel branch) writes `branch_started` before its command and `branch_done`
+(its record) after it, so a resumed step runs only the branches that were not recorded. `done`,
+`branch_done` and `resumed` carry the run's LLM spend so far (`cost`), so a cost cap holds after
+a resume. A finished, failed or cancelled run deletes its journal, so the journals on disk are
+exactly the unfinished runs.
 """
 
 from __future__ import annotations
@@ -14,7 +18,9 @@ import contextlib
 import json
 import os
 import secrets
+import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,11 +53,17 @@ class EventJournal(Hooks):
         self.run_id = run_id
         self.pending: list[dict[str, Any]] = []
         self.written = False
+        self.lock = threading.RLock()
+        """Held while events are queued or written: parallel branches journal from their threads."""
+        self.over = False
+        """Set by `finish`: a late event (a branch thread that outlived its run) is dropped."""
 
     def append(self, event: dict[str, Any]) -> None:
         """Write one event (after the queued ones), durably."""
-        self.pending.append(event)
-        self.flush()
+        with self.lock:
+            if not self.over:
+                self.pending.append(event)
+                self.flush()
 
     def flush(self) -> None:
         """Write the queued events durably (sets `written` once anything was written)."""
@@ -65,27 +77,56 @@ class EventJournal(Hooks):
         """The run is over (done, failed or cancelled): forget its events."""
         raise NotImplementedError
 
-    def start(self, path: str, args: dict[str, Any], workflow: ir.Workflow, digest: str | None, raw_args: bool,
-              *, detached: bool = False) -> None:
-        """The first event; `detached`: the run was queued for workers (`run --detach`), and so are its continuations."""
-        from lobsterlang.ir_codec import to_json
-
-        event = {"event": "start", "runId": self.run_id, "filePath": path, "startedAt": now_iso(), "args": args,
-                 "fileSha256": digest, "rawArgs": raw_args, "ir": to_json(workflow)}
-        if detached:
-            event["detached"] = True
-        self.append(event)
+    def start(self, path: str, args: dict[str, Any], workflow: ir.Workflow, digest: str | None, raw_args: bool) -> None:
+        """The first event."""
+        self.append(start_event(self.run_id, path, args, workflow, digest, raw_args))
 
     def step_started(self, index: int, step: ir.Step) -> None:
-        self.append({"event": "started", "index": index, "step": step.id})
+        event: dict[str, Any] = {"event": "started", "index": index, "step": step.id}
+        if isinstance(step.action, (ir.ForEach, ir.Parallel)):
+            event["branches"] = True  # its branches are journaled one by one
+        self.append(event)
 
-    def step_done(self, index: int, step: ir.Step, results: dict[str, Record], last: str | None) -> None:
+    def step_done(self, index: int, step: ir.Step, results: dict[str, Record], last: str | None,
+                  spend: Sequence[dict[str, Any]] = ()) -> None:
         """Queue the step's records; they are written with the next event, before anything else runs."""
         records = {k: v for k, v in results.items() if k == step.id or _is_branch(step, k)}
-        self.pending.append({"event": "done", "index": index, "step": step.id, "records": records, "last": last})
+        with self.lock:
+            self.pending.append({"event": "done", "index": index, "step": step.id, "records": records, "last": last,
+                                 **_cost(spend)})
+
+    def branch_started(self, index: int, step: ir.Step, key: str) -> None:
+        self.append({"event": "branch_started", "index": index, "step": step.id, "branch": key})
+
+    def branch_done(self, index: int, step: ir.Step, key: str, record: Record,
+                    spend: Sequence[dict[str, Any]] = ()) -> None:
+        self.append({"event": "branch_done", "index": index, "step": step.id, "branch": key, "record": record,
+                     **_cost(spend)})
+
+    def resumed(self, index: int, records: dict[str, Any], last: Any, spend: Sequence[dict[str, Any]]) -> None:
+        """Queue the answer to the gate at step `index` (its record), written with the next event."""
+        with self.lock:
+            self.pending.append({"event": "resumed", "index": index, "records": records, "last": last, **_cost(spend)})
 
     def halted(self, index: int, step: ir.Step, state_key: str, expires_at: str | None = None) -> None:
         self.append({"event": "halted", "index": index, "step": step.id, "stateKey": state_key, "expiresAt": expires_at})
+
+
+def start_event(run_id: str, path: str, args: dict[str, Any], workflow: ir.Workflow, digest: str | None,
+                raw_args: bool, *, detached: bool = False) -> dict[str, Any]:
+    """A run's first event; `detached`: the run was queued for workers (`run --detach`), and so are its continuations."""
+    from lobsterlang.ir_codec import to_json
+
+    event = {"event": "start", "runId": run_id, "filePath": path, "startedAt": now_iso(), "args": args,
+             "fileSha256": digest, "rawArgs": raw_args, "ir": to_json(workflow)}
+    if detached:
+        event["detached"] = True
+    return event
+
+
+def _cost(spend: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The `cost` field of an event: the run's spend so far (absent while nothing was spent)."""
+    return {"cost": [dict(entry) for entry in spend]} if spend else {}
 
 
 def event_line(event: dict[str, Any]) -> str:
@@ -114,15 +155,16 @@ class Journal(EventJournal):
 
     def flush(self) -> None:
         """Write the queued events and fsync."""
-        if not self.pending:
-            return
-        self.open()
-        assert self._fd is not None
-        text = "".join(event_line(e) for e in self.pending)
-        self.pending = []
-        os.write(self._fd, text.encode("utf-8", "surrogatepass"))
-        os.fsync(self._fd)
-        self.written = True
+        with self.lock:
+            if not self.pending:
+                return
+            self.open()
+            assert self._fd is not None
+            text = "".join(event_line(e) for e in self.pending)
+            self.pending = []
+            os.write(self._fd, text.encode("utf-8", "surrogatepass"))
+            os.fsync(self._fd)
+            self.written = True
 
     def close(self) -> None:
         """Write what is queued and close the file."""
@@ -134,6 +176,7 @@ class Journal(EventJournal):
 
     def finish(self) -> None:
         """Remove the run's journal."""
+        self.over = True
         self.pending = []
         self.close()
         with contextlib.suppress(FileNotFoundError):
@@ -165,6 +208,16 @@ class RunLog:
     """`<file>:<line>: <why>` for each line that is not an event this version writes."""
     last_event: str = "start"
     """The kind of the last event: `start` or `resumed` means no step ran since."""
+    attempts: int = 0
+    """How many times the uncertain step was started (each retry and each resume is one more)."""
+    branch_journaled: bool = False
+    """The uncertain step journals its branches (`for_each`, `parallel`)."""
+    branches: dict[str, Record] = field(default_factory=dict)
+    """The recorded branches of the uncertain step, by branch key."""
+    open_branches: list[str] = field(default_factory=list)
+    """Branches of the uncertain step that started and did not record their end."""
+    spend: list[dict[str, Any]] = field(default_factory=list)
+    """The run's LLM spend as of the last event that carried it."""
 
     @property
     def queued(self) -> bool:
@@ -178,6 +231,8 @@ EVENT_FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
     "done": {"index": int, "step": str, "records": (dict, type(None))},
     "halted": {"index": int, "step": str, "stateKey": str},
     "resumed": {"index": int, "records": (dict, type(None))},
+    "branch_started": {"index": int, "step": str, "branch": str},
+    "branch_done": {"index": int, "step": str, "branch": str, "record": dict},
 }
 """The fields each event kind must carry, with their types; other fields are free."""
 
@@ -230,18 +285,39 @@ def _parse_event(line: str) -> dict[str, Any] | str:
 def _apply(log: RunLog, event: dict[str, Any]) -> None:
     kind = event["event"]
     log.last_event = kind
+    if isinstance(event.get("cost"), list):
+        log.spend = event["cost"]
     if kind == "started":
+        if log.uncertain != (event["index"], event["step"]):  # a new step (a resumed one keeps its branches)
+            log.branches, log.open_branches, log.attempts = {}, [], 0
         log.uncertain = (event["index"], event["step"])
+        log.attempts += 1
+        log.branch_journaled = bool(event.get("branches"))
+    elif kind in ("branch_started", "branch_done"):
+        _apply_branch(log, event)
     elif kind == "done":
         log.results.update(event.get("records") or {})
         log.next_index, log.last, log.last_done = event["index"] + 1, event.get("last"), event["step"]
         log.uncertain, log.halted = None, None
+        log.branches, log.open_branches = {}, []
     elif kind == "halted":
         log.halted = event
     elif kind == "resumed":
         log.halted = None
         log.results.update(event.get("records") or {})
         log.next_index, log.last = event["index"], event.get("last")
+
+
+def _apply_branch(log: RunLog, event: dict[str, Any]) -> None:
+    if log.uncertain != (event["index"], event["step"]):
+        return  # a branch that ended after its step (a `wait: any` loser): the step's record says it all
+    key = event["branch"]
+    if key in log.open_branches:
+        log.open_branches.remove(key)
+    if event["event"] == "branch_started":
+        log.open_branches.append(key)
+    else:
+        log.branches[key] = event["record"]
 
 
 def list_runs(store: StateStore, problems: list[str] | None = None) -> list[RunLog]:

@@ -1,4 +1,8 @@
-"""`parallel`: branches run concurrently; `wait: all` merges every result, `wait: any` keeps the first."""
+"""`parallel`: branches run concurrently; `wait: all` merges every result, `wait: any` keeps the first.
+
+Each branch is journaled on its own (started, then its record): a resumed step runs only the
+branches the journal did not record (`wait: any`: a recorded branch is the winner, nothing runs).
+"""
 
 from __future__ import annotations
 
@@ -46,10 +50,11 @@ class _Branches:
         self.done: queue.Queue[Settled] = queue.Queue()
         self.threads: list[threading.Thread] = []
 
-    def start(self) -> None:
+    def start(self, recorded: dict[int, Record]) -> None:
+        """Start a thread for every branch that has no record in `recorded`."""
         self.threads = [
             threading.Thread(target=self._run, args=(index, branch), daemon=True)
-            for index, branch in enumerate(self.block.branches)
+            for index, branch in enumerate(self.block.branches) if index not in recorded
         ]
         for thread in self.threads:
             thread.start()
@@ -62,7 +67,9 @@ class _Branches:
             env = self.runner.keyed(env, self.step.id, branch.id)
             cwd = self.runner.step_cwd(branch.cwd, scope) if branch.cwd else self.cwd
             stdin = stdin_value(branch.stdin, scope)
+            self.runner.branch_started(self.step, branch.id)
             record = self.runner.run_command(branch.id, branch.action, env, cwd, stdin, self.cancels[index])
+            self.runner.branch_done(self.step, branch.id, record)
             self.done.put(Settled(index, record))
         except BaseException as exc:
             self.done.put(Settled(index, error=exc))
@@ -93,11 +100,15 @@ def run_parallel(
     block_cancel = AttemptCancellation(cancel)
     limit = block.timeout_ms if isinstance(block.timeout_ms, int) and not isinstance(block.timeout_ms, bool) else None
     branches = _Branches(runner, step, block, cwd, block_cancel)
+    recorded = {i: r for i, b in enumerate(block.branches) if (r := runner.recorded_branch(step, b.id)) is not None}
+    if block.wait == "any" and recorded:
+        return _won(step, next(iter(recorded.values())))
     with deadline(block_cancel, limit):
         try:
-            branches.start()
-            wait = _wait_any if block.wait == "any" else _wait_all
-            return wait(step, block, branches, block_cancel)
+            branches.start(recorded)
+            if block.wait == "any":
+                return _wait_any(step, branches, block_cancel)
+            return _wait_all(step, block, branches, block_cancel, recorded)
         except BaseException:
             branches.stop()
             if block_cancel.timed_out and not cancel.cancelled:
@@ -105,9 +116,9 @@ def run_parallel(
             raise
 
 
-def _wait_all(step: ir.Step, block: ir.Parallel, branches: _Branches,
-              cancel: AttemptCancellation) -> tuple[Record, dict[str, Record]]:
-    records: dict[int, Record] = {}
+def _wait_all(step: ir.Step, block: ir.Parallel, branches: _Branches, cancel: AttemptCancellation,
+              recorded: dict[int, Record]) -> tuple[Record, dict[str, Record]]:
+    records = dict(recorded)
     while len(records) < len(block.branches):
         settled = branches.next(cancel)
         if settled.error is not None:
@@ -121,15 +132,18 @@ def _wait_all(step: ir.Step, block: ir.Parallel, branches: _Branches,
     return make_record(step.id, stringify(merged), merged), {r["id"]: r for r in ordered}
 
 
-def _wait_any(step: ir.Step, block: ir.Parallel, branches: _Branches,
-              cancel: AttemptCancellation) -> tuple[Record, dict[str, Record]]:
+def _wait_any(step: ir.Step, branches: _Branches, cancel: AttemptCancellation) -> tuple[Record, dict[str, Record]]:
     settled = branches.next(cancel)
     settled_all = branches.stop(keep=settled.index)
     if settled.error is not None:
         raise WorkflowError(_message(settled.error))
     if not settled_all:
         raise WorkflowError("Parallel branches did not settle after cancellation")
-    winner = settled.record
-    assert winner is not None
+    assert settled.record is not None
+    return _won(step, settled.record)
+
+
+def _won(step: ir.Step, winner: Record) -> tuple[Record, dict[str, Record]]:
+    """The records of a `wait: any` step that `winner` won."""
     merged = {winner["id"]: winner["json"]} if "json" in winner else {}
     return make_record(step.id, winner.get("stdout", ""), merged), {winner["id"]: winner}

@@ -14,6 +14,7 @@ from lobsterlang.interpret.workflow.context import Frame, Options
 from lobsterlang.interpret.workflow.engine import Halt, Runner
 from lobsterlang.interpret.workflow.errors import WorkflowError, WorkflowUsageError
 from lobsterlang.interpret.workflow.journal import EventJournal, RunLog
+from lobsterlang.interpret.workflow.retry import policy
 from lobsterlang.interpret.workflow.runlock import hold_run
 from lobsterlang.interpret.workflow.runs import drive
 from lobsterlang.interpret.workflow.session import RunInfo, file_digest, save_halt
@@ -101,7 +102,10 @@ def _continue(log: RunLog, retry_step: bool, skip_step: bool, ctx: Any) -> Envel
     if file_digest(path) != log.start.get("fileSha256"):
         sys.stderr.write(f"warning: {path} changed since the run started; continuing the workflow as it was\n")
     frame = Frame(workflow, path, dict(log.start.get("args") or {}), dict(ctx.env), ctx.cwd, ctx.cancel,
-                  (os.path.realpath(path),), dict(log.results))
+                  (os.path.realpath(path),), dict(log.results), list(log.spend))
+    if log.uncertain is not None and start == log.uncertain[0]:  # the step continues: its recorded branches stay
+        frame.resumed_branches = {log.uncertain[1]: dict(log.branches)}
+        frame.resumed_attempts = {log.uncertain[1]: log.attempts}
     opts = Options(mode="tool", raw_args=bool(log.start.get("rawArgs")), store=ctx.store, cancel=ctx.cancel)
     info = RunInfo(log.run_id, log.start.get("fileSha256"), opts.raw_args)
     pending = _pending_gate(frame, opts, journal, start)
@@ -114,20 +118,46 @@ def _continue(log: RunLog, retry_step: bool, skip_step: bool, ctx: Any) -> Envel
 
 
 def _start_index(log: RunLog, workflow: ir.Workflow, journal: EventJournal, retry_step: bool, skip_step: bool) -> int:
+    """Where the run continues: after its last recorded step, or at the uncertain one (by the flags' leave)."""
     if log.uncertain is None:
         return log.next_index
     index, step_id = log.uncertain
-    if retry_step:
+    in_flight = uncertain_branches(log, workflow.steps[index])
+    if retry_step or (log.branch_journaled and not in_flight and not skip_step):
+        return index  # a step whose branches are journaled, none in flight: only unrecorded branches run
+    if not skip_step and _retries_left(workflow.steps[index], log.attempts):
+        sys.stderr.write(f"note: step {step_id} was interrupted in attempt {log.attempts} of "
+                         f"{policy(workflow.steps[index].retry).max}; its retry policy runs it again\n")
         return index
     if skip_step:
         step = workflow.steps[index]
-        journal.step_done(index, step, {step_id: {"id": step_id, "skipped": True}}, log.last)
+        journal.step_done(index, step, {step_id: {"id": step_id, "skipped": True}}, log.last, log.spend)
         log.results[step_id] = {"id": step_id, "skipped": True}
         return index + 1
+    spent = "" if workflow.steps[index].retry is None else f" (its retry policy's {log.attempts} attempts were all started)"
+    if in_flight:
+        recorded = f"; its {len(log.branches)} recorded branch(es) do not run again" if log.branches else ""
+        raise WorkflowUsageError(
+            f"Run {log.run_id}: branch {', '.join(in_flight)} of step {step_id} was started but not recorded as "
+            f"finished (uncertain){spent}; resume with --retry-step to run it again{recorded}, or --skip-step to skip the step"
+        )
     raise WorkflowUsageError(
-        f"Run {log.run_id}: step {step_id} was started but not recorded as finished (uncertain); "
+        f"Run {log.run_id}: step {step_id} was started but not recorded as finished (uncertain){spent}; "
         "resume with --retry-step to run it again or --skip-step to skip it"
     )
+
+
+def _retries_left(step: ir.Step, attempts: int) -> bool:
+    """Whether the step's `retry:` allows another attempt (the engine applies it to every step but a loop)."""
+    return step.retry is not None and not isinstance(step.action, ir.ForEach) and attempts < policy(step.retry).max
+
+
+def uncertain_branches(log: RunLog, step: ir.Step) -> list[str]:
+    """The branches of the uncertain step that may have had an effect unrecorded (none once a `wait: any` has a winner)."""
+    action = step.action
+    if isinstance(action, ir.Parallel) and action.wait == "any" and log.branches:
+        return []
+    return list(log.open_branches)
 
 
 def _pending_gate(frame: Frame, opts: Options, journal: EventJournal, start: int) -> Halt | None:

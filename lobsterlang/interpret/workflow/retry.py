@@ -46,10 +46,11 @@ def policy(retry: ir.Retry | None) -> RetryPolicy:
 
 def with_retry(
     step_id: str, rules: RetryPolicy, attempt: Callable[[], T], retryable: Callable[[Exception], bool],
-    message: Callable[[Exception], str], err: TextIO, sleep: Callable[[float], Any] = time.sleep,
+    message: Callable[[Exception], str], err: TextIO, sleep: Callable[[float], Any] = time.sleep, first: int = 1,
 ) -> T:
-    """Call `attempt` up to `rules.max` times; the last failure propagates."""
-    number = 1
+    """Call `attempt` up to `rules.max` times in all (`first`: the number of this call's first attempt; at least one
+    attempt is made); the last failure propagates."""
+    number = first
     while True:
         try:
             return attempt()

@@ -185,11 +185,11 @@ def _continue(stored: Stored, decision: Any, ctx: Any, claim: Claim, state_key: 
     journal = backend_of(store).journal(run_id)
     last = stored.state.get("inputStepId") or last_with_record(stored.workflow, stored.results, stored.index)
     gate = stored.gate_id or ""
-    journal.pending.append({"event": "resumed", "index": stored.index, "records": {gate: stored.results.get(gate)}, "last": last})
+    journal.resumed(stored.index, {gate: stored.results.get(gate)}, last, frame.spend)
     if _on_worker(store, run_id, ctx.env):
         from lobsterlang.interpret.backend.handoff import hand_off
 
-        return hand_off(store, journal, state_key, ctx.cwd, lambda: _forget(store, claim, stored, state_key))
+        return hand_off(store, journal, state_key, ctx.cwd, lambda: _forget(store, claim, stored, state_key), claim.put_back)
     return _drive_resumed(frame, opts, journal, info, stored, last, claim, state_key)
 
 
