@@ -14,7 +14,6 @@ from lobsterlang.lint.context import LintContext
 from lobsterlang.lint.effects import shell_effect
 from lobsterlang.lint.registry import Check, Rule, all_rules
 from lobsterlang.lint.rules import shellcheck
-from lobsterlang.lint.shellcheck_cache import ShellcheckCache
 from lobsterlang.lint.shellparse import forget_scripts
 from lobsterlang.lint.suppress import apply_suppressions
 from lobsterlang.record import Record, replace
@@ -29,12 +28,18 @@ class Source(Record):
 
 
 class FileResult(Record):
-    """The findings of one source, sorted by position, with its text and IR."""
+    """The findings of one source, sorted by position, with its text and IR.
+
+    `scripts` are the texts shellcheck was asked about; `reads_files` says the findings also depend on
+    other files (sub-workflows), so they cannot be remembered by this file's contents alone.
+    """
 
     path: str
     text: str
     workflow: ir.Workflow | None
     diagnostics: tuple[Diagnostic, ...]
+    scripts: tuple[str, ...] = ()
+    reads_files: bool = False
 
 
 class _Selection:
@@ -74,6 +79,7 @@ class _Pending:
         self.ctx = ctx
         self.diagnostics = diagnostics
         self.enabled = enabled
+        self.scripts: list[str] = []
 
 
 def lint_source(source: Source, config: Config | None = None) -> FileResult:
@@ -81,9 +87,9 @@ def lint_source(source: Source, config: Config | None = None) -> FileResult:
 
 
 def lint_sources(
-    sources: Sequence[Source], config: Config | None = None, cache: ShellcheckCache | None = None
+    sources: Sequence[Source], config: Config | None = None, memo: shellcheck.ScriptMemo | None = None
 ) -> list[FileResult]:
-    """Lint every source; shellcheck runs once for all of their scripts not in `cache`."""
+    """Lint every source; shellcheck runs once for all of their scripts that `memo` does not know."""
     config = config or Config()
     selection = _Selection(config, all_rules().values())
     with collector_paused():  # the results of every file stay alive until the end
@@ -92,7 +98,7 @@ def lint_sources(
             return [_finish(_check(source, *selection.for_path(source.path), config.target), config) for source in sources]
         pending = [_check(source, *selection.for_path(source.path), config.target) for source in sources]
     if any(p.ctx.units for p in pending):
-        _shellcheck(pending, cache)
+        _shellcheck(pending, memo)
     return [_finish(p, config) for p in pending]
 
 
@@ -115,7 +121,7 @@ def _check(source: Source, enabled: Callable[[str], bool], checks: list[Check], 
     return _Pending(ctx, diagnostics, enabled)
 
 
-def _shellcheck(pending: Iterable[_Pending], cache: ShellcheckCache | None) -> None:
+def _shellcheck(pending: Iterable[_Pending], memo: shellcheck.ScriptMemo | None) -> None:
     program = shellcheck.binary()
     if program is None:
         return
@@ -126,7 +132,8 @@ def _shellcheck(pending: Iterable[_Pending], cache: ShellcheckCache | None) -> N
             for script in shellcheck.scripts(item.ctx):
                 owners[id(script)] = item
                 scripts.append(script)
-    for script, diag in shellcheck.check(scripts, program, cache):
+                item.scripts.append(script.text)
+    for script, diag in shellcheck.check(scripts, program, memo):
         owners[id(script)].diagnostics.append(diag)
 
 
@@ -142,7 +149,8 @@ def _finish(item: _Pending, config: Config) -> FileResult:
     if ctx.workflow is not None:
         chosen = apply_suppressions(ctx, chosen, item.enabled("L001"), OFF_FOR_TARGET.get(config.target, ()))
     chosen.sort(key=_POSITION)
-    return FileResult(ctx.path, ctx.text, ctx.workflow, tuple(chosen))
+    reads_files = any(type(unit.action) is ir.WorkflowCall for unit in ctx.units) if ctx.workflow else False
+    return FileResult(ctx.path, ctx.text, ctx.workflow, tuple(chosen), tuple(item.scripts), reads_files)
 
 
 _EXPLAINED_BY = {"L302": frozenset({"L102", "L103", "L408"})}

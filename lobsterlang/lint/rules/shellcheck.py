@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
@@ -16,8 +18,8 @@ from lobsterlang import ir
 from lobsterlang.cpus import usable_cpus
 from lobsterlang.diagnostics import Diagnostic, Severity
 from lobsterlang.lint.context import LintContext
+from lobsterlang.lint.lint_cache import Comments, shellcheck_version
 from lobsterlang.lint.registry import Rule, register
-from lobsterlang.lint.shellcheck_cache import Comments, ShellcheckCache
 from lobsterlang.lint.textmap import part_offsets
 from lobsterlang.record import Record
 
@@ -87,66 +89,84 @@ def scripts(ctx: LintContext) -> Iterator[Script]:
             yield Script(ctx, run.command, blanked(run.command))
 
 
-def check(
-    all_scripts: Iterable[Script], program: str, cache: ShellcheckCache | None = None
-) -> Iterator[tuple[Script, Diagnostic]]:
-    """Run shellcheck over every script not in `cache` (each distinct text once, batches in parallel); yield (script, diagnostic)."""
+class ScriptMemo:
+    """shellcheck's comments known before this run (by key: `key(text)`), and those it learns."""
+
+    def __init__(self, known: Mapping[str, Comments] | None = None, key: Callable[[str], str] = str,
+                 version: str | None = None) -> None:
+        self.known = known or {}
+        self.key = key
+        self.version = version
+        """shellcheck's `--version` text, when known already."""
+        self.learned: dict[str, Comments] = {}
+        """By script text; only from shellcheck runs that succeeded (a crash is never remembered as clean)."""
+
+    def get(self, text: str) -> Comments | None:
+        learned = self.learned.get(text)
+        return learned if learned is not None else self.known.get(self.key(text))
+
+
+def check(all_scripts: Iterable[Script], program: str, memo: ScriptMemo | None = None) -> Iterator[tuple[Script, Diagnostic]]:
+    """Run shellcheck over every script `memo` does not know (each distinct text once, batches in parallel); yield (script, diagnostic)."""
+    memo = memo or ScriptMemo()
     pending = list(all_scripts)
     texts = list(dict.fromkeys(script.text for script in pending))
-    found = _cached(texts, program, cache)
+    found = {text: comments for text in texts if (comments := memo.get(text)) is not None}
     missing = [text for text in texts if text not in found]
     if missing:
-        found.update(_run_all(missing, program, cache))
+        found.update(_run_all(missing, program, memo))
     for script in pending:
         for comment in found[script.text]:
             if not _about_an_arg(script, comment):
                 yield script, _diagnostic(script, comment)
 
 
-def _options() -> list[str]:
-    return ["-f", "json1", "-s", "sh", "-e", ",".join(EXCLUDED)]
+def options(version: str) -> list[str]:
+    """The options every run of this shellcheck (its `--version` text) gets; part of the cache key of its comments.
+
+    From shellcheck 0.8 on, `--norc`: no .shellcheckrc found above the temporary files (a world-writable
+    directory) or in the home directory changes a finding, and a cached comment depends on its key alone.
+    """
+    found = re.search(r"version: (\d+)\.(\d+)", version)
+    norc = ["--norc"] if found and (int(found[1]), int(found[2])) >= (0, 8) else []
+    return ["-f", "json1", "-s", "sh", "-e", ",".join(EXCLUDED), *norc]
 
 
-def _cached(texts: list[str], program: str, cache: ShellcheckCache | None) -> dict[str, Comments]:
-    if cache is None:
-        return {}
-    version, options = cache.version(program), " ".join(_options())
-    found = {}
-    for text in texts:
-        comments = cache.get(cache.key(version, options, text))
-        if comments is not None:
-            found[text] = comments
-    return found
+def scratch_dir() -> str | None:
+    """Where the scripts are written for shellcheck: `/dev/shm` (memory) when there is one and TMPDIR is not
+    set; else the temporary directory. On a disk, creating thousands of small files costs more system
+    time than shellcheck's own start-ups."""
+    shm = "/dev/shm"
+    if "TMPDIR" not in os.environ and os.path.isdir(shm) and os.access(shm, os.W_OK | os.X_OK):
+        return shm
+    return None
 
 
-def _run_all(texts: list[str], program: str, cache: ShellcheckCache | None) -> dict[str, Comments]:
+def _run_all(texts: list[str], program: str, memo: ScriptMemo) -> dict[str, Comments]:
     """shellcheck's comments on each text, in batches spread over one thread (and shellcheck process) per CPU."""
     workers = usable_cpus()
     size = min(_BATCH, -(-len(texts) // workers))
     batches = [texts[start : start + size] for start in range(0, len(texts), size)]
     found: dict[str, Comments] = {}
-    checked: list[str] = []
-    with tempfile.TemporaryDirectory(prefix="lobster-shellcheck-") as tmp:
-        work = partial(_run_batch, tmp=Path(tmp), program=program)
+    with tempfile.TemporaryDirectory(prefix="lobster-shellcheck-", dir=scratch_dir()) as tmp:
+        flags = options(memo.version or shellcheck_version(None, program))
+        work = partial(_run_batch, tmp=Path(tmp), program=program, flags=flags)
         with ThreadPoolExecutor(min(workers, len(batches))) as pool:
             for batch, comments in zip(batches, pool.map(work, batches, range(len(batches))), strict=True):
                 found.update(zip(batch, comments or [[] for _ in batch], strict=True))
-                checked += batch if comments is not None else []
-    if cache is not None:
-        version, options = cache.version(program), " ".join(_options())
-        for text in checked:
-            cache.put(cache.key(version, options, text), found[text])
+                if comments is not None:
+                    memo.learned.update(zip(batch, comments, strict=True))
     return found
 
 
-def _run_batch(batch: list[str], number: int, *, tmp: Path, program: str) -> list[Comments] | None:
+def _run_batch(batch: list[str], number: int, *, tmp: Path, program: str, flags: list[str]) -> list[Comments] | None:
     """shellcheck's comments on each text of `batch` (without their `file` key), in order; None when shellcheck failed."""
     files: dict[str, Comments] = {}
     for index, text in enumerate(batch):
         path = tmp / f"b{number}-s{index}.sh"
         path.write_text(text, encoding="utf-8")
         files[str(path)] = []
-    proc = subprocess.run([program, *_options(), *files], capture_output=True, text=True, check=False)
+    proc = subprocess.run([program, *flags, *files], capture_output=True, text=True, check=False)
     if proc.returncode not in (0, 1):
         return None
     for comment in json.loads(proc.stdout or '{"comments": []}').get("comments", []):
