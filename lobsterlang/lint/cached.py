@@ -13,7 +13,7 @@ from lobsterlang.syntax.source import decode_source
 
 def cached_results(sources: Sequence[Source], cache: LintCache) -> list[FileResult | None]:
     """What the cache holds for each source under this run's key (without IR), None where it holds nothing."""
-    return [_hit(source, _load(source, cache), cache) for source in sources]
+    return [_hit(source, _load(source, cache, scripts=False), cache) for source in sources]
 
 
 def lint_cached(sources: Sequence[Source], config: Config, cache: LintCache) -> list[FileResult]:
@@ -31,8 +31,8 @@ def lint_cached(sources: Sequence[Source], config: Config, cache: LintCache) -> 
     return [result for result in found if result is not None]
 
 
-def _load(source: Source, cache: LintCache) -> Entry:
-    return Entry() if source.pipeline else cache.load(source.path)
+def _load(source: Source, cache: LintCache, scripts: bool = True) -> Entry:
+    return Entry() if source.pipeline else cache.load(source.path, scripts)
 
 
 def _hit(source: Source, entry: Entry, cache: LintCache) -> FileResult | None:

@@ -68,18 +68,26 @@ class LintCache:
         """The key of shellcheck's comments on one script: shellcheck's version and options, and the script."""
         return _digest(str(self.shellcheck).encode(), self.flags.encode(), text.encode("utf-8", "surrogatepass"))
 
-    def load(self, path: str) -> Entry:
-        """The entry for `path`; an empty one when absent or damaged (a damaged entry is a miss)."""
+    def load(self, path: str, scripts: bool = True) -> Entry:
+        """The entry for `path` (without script comments unless `scripts`); an empty one when absent or
+        damaged (a damaged entry is a miss).
+
+        An entry is two lines of JSON: the key and the findings, then the script comments, so that
+        a hit reads only the first.
+        """
         try:
-            data = json.loads(self._entry_path(path).read_bytes())
-            return Entry(data["key"], tuple(_decode(d) for d in data["findings"]), _checked_scripts(data["scripts"]))
+            head, _, tail = self._entry_path(path).read_bytes().partition(b"\n")
+            first = json.loads(head)
+            findings = tuple(_decode(d) for d in first["findings"])
+            return Entry(first["key"], findings, _checked_scripts(json.loads(tail)) if scripts else None)
         except (OSError, ValueError, KeyError, TypeError, IndexError):
             return Entry()
 
     def store(self, path: str, key: str | None, findings: tuple[Diagnostic, ...], scripts: dict[str, Comments]) -> None:
         """Replace the entry for `path`; `key` None keeps only the script comments."""
-        body = {"key": key, "findings": [_encode(d) for d in findings] if key else [], "scripts": scripts}
-        write_atomic(self._entry_path(path), json.dumps(body, separators=(",", ":")))
+        head = {"key": key, "findings": [_encode(d) for d in findings] if key else []}
+        text = json.dumps(head, separators=(",", ":")) + "\n" + json.dumps(scripts, separators=(",", ":"))
+        write_atomic(self._entry_path(path), text)
 
     def _entry_path(self, path: str) -> Path:
         name = _digest(os.path.abspath(path).encode("utf-8", "surrogatepass"))
