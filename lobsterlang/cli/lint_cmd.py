@@ -168,7 +168,7 @@ def _fixable_tail(diags: list[Diagnostic]) -> str:
 @click.option("--config", "config_path", metavar="FILE", help="Read settings from FILE instead of searching for one.")
 @click.option("--no-shellcheck", is_flag=True, help="Do not run shellcheck on run: scripts (rule L310).")
 @click.option("--no-cache", is_flag=True,
-              help="Neither read nor write the shellcheck cache (default: $LOBSTER_CACHE_DIR, else the user cache dir).")
+              help="Neither read nor write the lint cache (default: $LOBSTER_CACHE_DIR/lint, else the user cache dir).")
 @COLOR_OPTION
 @MAX_INPUT_BYTES_OPTION
 @click.pass_context
