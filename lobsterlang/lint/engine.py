@@ -79,7 +79,7 @@ class _Pending:
         self.ctx = ctx
         self.diagnostics = diagnostics
         self.enabled = enabled
-        self.scripts: list[str] = []
+        self.shell_scripts: list[shellcheck.Script] = []
 
 
 def lint_source(source: Source, config: Config | None = None) -> FileResult:
@@ -92,14 +92,28 @@ def lint_sources(
     """Lint every source; shellcheck runs once for all of their scripts that `memo` does not know."""
     config = config or Config()
     selection = _Selection(config, all_rules().values())
+    program = shellcheck.binary() if config.shellcheck and config.enabled("L310", "") else None
     with collector_paused():  # the results of every file stay alive until the end
-        if not (config.shellcheck and config.enabled("L310", "")):
+        if program is None:
             # Each file is finished at once, so its rule indexes are freed before the next file.
             return [_finish(_check(source, *selection.for_path(source.path), config.target), config) for source in sources]
-        pending = [_check(source, *selection.for_path(source.path), config.target) for source in sources]
-    if any(p.ctx.units for p in pending):
-        _shellcheck(pending, memo)
+        with shellcheck.Runner(program, memo) as runner:
+            pending = []
+            for source in sources:
+                pending.append(_check(source, *selection.for_path(source.path), config.target))
+                _queue_scripts(pending[-1], runner)
+            found = runner.comments()
+    for item in pending:
+        for script in item.shell_scripts:
+            item.diagnostics.extend(shellcheck.diagnostics(script, found[script.text]))
     return [_finish(p, config) for p in pending]
+
+
+def _queue_scripts(item: _Pending, runner: shellcheck.Runner) -> None:
+    """The item's scripts go to shellcheck now, while the next files compile."""
+    if item.enabled("L310"):
+        item.shell_scripts = list(shellcheck.scripts(item.ctx))
+        runner.add(script.text for script in item.shell_scripts)
 
 
 def _compile(source: Source, target: str) -> tuple[LintContext, list[Diagnostic]]:
@@ -121,22 +135,6 @@ def _check(source: Source, enabled: Callable[[str], bool], checks: list[Check], 
     return _Pending(ctx, diagnostics, enabled)
 
 
-def _shellcheck(pending: Iterable[_Pending], memo: shellcheck.ScriptMemo | None) -> None:
-    program = shellcheck.binary()
-    if program is None:
-        return
-    owners = {}
-    scripts = []
-    for item in pending:
-        if item.enabled("L310"):
-            for script in shellcheck.scripts(item.ctx):
-                owners[id(script)] = item
-                scripts.append(script)
-                item.scripts.append(script.text)
-    for script, diag in shellcheck.check(scripts, program, memo):
-        owners[id(script)].diagnostics.append(diag)
-
-
 def _finish(item: _Pending, config: Config) -> FileResult:
     ctx = item.ctx
     chosen = item.diagnostics
@@ -150,7 +148,7 @@ def _finish(item: _Pending, config: Config) -> FileResult:
         chosen = apply_suppressions(ctx, chosen, item.enabled("L001"), OFF_FOR_TARGET.get(config.target, ()))
     chosen.sort(key=_POSITION)
     reads_files = any(type(unit.action) is ir.WorkflowCall for unit in ctx.units) if ctx.workflow else False
-    return FileResult(ctx.path, ctx.text, ctx.workflow, tuple(chosen), tuple(item.scripts), reads_files)
+    return FileResult(ctx.path, ctx.text, ctx.workflow, tuple(chosen), tuple(s.text for s in item.shell_scripts), reads_files)
 
 
 _EXPLAINED_BY = {"L302": frozenset({"L102", "L103", "L408"})}

@@ -10,7 +10,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
 
@@ -106,19 +106,71 @@ class ScriptMemo:
         return learned if learned is not None else self.known.get(self.key(text))
 
 
-def check(all_scripts: Iterable[Script], program: str, memo: ScriptMemo | None = None) -> Iterator[tuple[Script, Diagnostic]]:
-    """Run shellcheck over every script `memo` does not know (each distinct text once, batches in parallel); yield (script, diagnostic)."""
-    memo = memo or ScriptMemo()
-    pending = list(all_scripts)
-    texts = list(dict.fromkeys(script.text for script in pending))
-    found = {text: comments for text in texts if (comments := memo.get(text)) is not None}
-    missing = [text for text in texts if text not in found]
-    if missing:
-        found.update(_run_all(missing, program, memo))
-    for script in pending:
-        for comment in found[script.text]:
-            if not _about_an_arg(script, comment):
-                yield script, _diagnostic(script, comment)
+class Runner:
+    """shellcheck over scripts as they come: a batch starts as soon as it is full, so shellcheck runs while
+    the caller compiles the next files; batches spread over one thread (and shellcheck process) per CPU.
+
+    Each distinct text is checked once; texts `memo` knows are not checked. Use as a context manager.
+    """
+
+    def __init__(self, program: str, memo: ScriptMemo | None = None, batch: int = _BATCH) -> None:
+        self.memo = memo or ScriptMemo()
+        self._program = program
+        self._batch = batch
+        self._queued: list[str] = []
+        self._seen: set[str] = set()
+        self._running: list[tuple[list[str], Future[list[Comments] | None]]] = []
+        self._workers = usable_cpus()
+        self._started: tuple[tempfile.TemporaryDirectory[str], ThreadPoolExecutor, Callable[..., list[Comments] | None]] | None = None
+        """The scratch directory, the threads and the batch function, made for the first batch."""
+
+    def __enter__(self) -> Runner:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._started is not None:
+            tmp, pool, _ = self._started
+            pool.shutdown(wait=True, cancel_futures=True)
+            tmp.cleanup()
+
+    def add(self, texts: Iterable[str]) -> None:
+        for text in texts:
+            if text not in self._seen:
+                self._seen.add(text)
+                if self.memo.get(text) is None:
+                    self._queued.append(text)
+        while len(self._queued) >= self._batch:
+            self._submit(self._queued[: self._batch])
+            del self._queued[: self._batch]
+
+    def comments(self) -> dict[str, Comments]:
+        """shellcheck's comments on every text added (none where shellcheck failed), once all batches ran;
+        the rest is split evenly over the threads."""
+        size = max(1, -(-len(self._queued) // self._workers))
+        for start in range(0, len(self._queued), size):
+            self._submit(self._queued[start : start + size])
+        self._queued = []
+        for batch, future in self._running:
+            comments = future.result()
+            if comments is not None:
+                self.memo.learned.update(zip(batch, comments, strict=True))
+        self._running = []
+        return {text: self.memo.get(text) or [] for text in self._seen}
+
+    def _submit(self, batch: list[str]) -> None:
+        if self._started is None:
+            tmp = tempfile.TemporaryDirectory(prefix="lobster-shellcheck-", dir=scratch_dir())
+            flags = options(self.memo.version or shellcheck_version(None, self._program))
+            self._started = tmp, ThreadPoolExecutor(self._workers), partial(_run_batch, tmp=Path(tmp.name), program=self._program, flags=flags)
+        _, pool, work = self._started
+        self._running.append((batch, pool.submit(work, batch, len(self._running))))
+
+
+def diagnostics(script: Script, comments: Comments) -> Iterator[Diagnostic]:
+    """The L310 findings of shellcheck's `comments` on `script`."""
+    for comment in comments:
+        if not _about_an_arg(script, comment):
+            yield _diagnostic(script, comment)
 
 
 def options(version: str) -> list[str]:
@@ -140,23 +192,6 @@ def scratch_dir() -> str | None:
     if "TMPDIR" not in os.environ and os.path.isdir(shm) and os.access(shm, os.W_OK | os.X_OK):
         return shm
     return None
-
-
-def _run_all(texts: list[str], program: str, memo: ScriptMemo) -> dict[str, Comments]:
-    """shellcheck's comments on each text, in batches spread over one thread (and shellcheck process) per CPU."""
-    workers = usable_cpus()
-    size = min(_BATCH, -(-len(texts) // workers))
-    batches = [texts[start : start + size] for start in range(0, len(texts), size)]
-    found: dict[str, Comments] = {}
-    with tempfile.TemporaryDirectory(prefix="lobster-shellcheck-", dir=scratch_dir()) as tmp:
-        flags = options(memo.version or shellcheck_version(None, program))
-        work = partial(_run_batch, tmp=Path(tmp), program=program, flags=flags)
-        with ThreadPoolExecutor(min(workers, len(batches))) as pool:
-            for batch, comments in zip(batches, pool.map(work, batches, range(len(batches))), strict=True):
-                found.update(zip(batch, comments or [[] for _ in batch], strict=True))
-                if comments is not None:
-                    memo.learned.update(zip(batch, comments, strict=True))
-    return found
 
 
 def _run_batch(batch: list[str], number: int, *, tmp: Path, program: str, flags: list[str]) -> list[Comments] | None:
