@@ -103,24 +103,30 @@ def open_cache(root: Path, config_repr: str, shellcheck: str | None, flags: str,
 
 @cache
 def code_fingerprint() -> str:
-    """This lobsterlang (version, and size and time of every module file: an edited rule is a new linter),
-    the Python, and the versions of the packages a finding depends on."""
+    """This lobsterlang (its version and `modules_fingerprint`: an edited rule is a new linter), the Python,
+    and the versions of the packages a finding depends on."""
     from importlib.metadata import PackageNotFoundError, version
 
-    package = Path(__file__).resolve().parents[1]
-    files = []
-    for folder, _, names in os.walk(package):
-        for name in names:
-            if name.endswith((".py", ".so", ".pyd")):
-                stat = os.stat(os.path.join(folder, name))
-                files.append(f"{os.path.relpath(os.path.join(folder, name), package)}:{stat.st_size}:{stat.st_mtime_ns}")
     versions = []
     for dependency in _DEPENDENCIES:
         try:
             versions.append(f"{dependency}={version(dependency)}")
         except PackageNotFoundError:
             versions.append(f"{dependency}=none")
-    return _digest(__version__.encode(), sys.version.encode(), *(s.encode() for s in sorted(files) + versions))
+    package = Path(__file__).resolve().parents[1]
+    return _digest(__version__.encode(), sys.version.encode(), modules_fingerprint(package).encode(), *(v.encode() for v in versions))
+
+
+def modules_fingerprint(package: Path) -> str:
+    """The name, size and modification time of every module file under `package` (source or compiled)."""
+    files = []
+    for folder, _, names in os.walk(package):
+        for name in names:
+            if name.endswith((".py", ".so", ".pyd")):
+                path = os.path.join(folder, name)
+                stat = os.stat(path)
+                files.append(f"{os.path.relpath(path, package)}:{stat.st_size}:{stat.st_mtime_ns}")
+    return _digest(*(f.encode() for f in sorted(files)))
 
 
 def shellcheck_version(root: Path | None, program: str) -> str:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from lobsterlang.cli import main
+from lobsterlang.lint.lint_cache import modules_fingerprint
 from lobsterlang.lint.rules.shellcheck import binary
 
 pytestmark = pytest.mark.skipif(binary() is None, reason="needs shellcheck")
@@ -181,3 +182,28 @@ def test_two_concurrent_lints_share_the_cache(tmp_path: Path, logged: Path, caps
     logged.write_text("", encoding="utf-8")
     assert main(["lint", "--format", "json", str(folder)]) == 1
     assert capsys.readouterr().out == outputs[0] and _calls(logged) == 0
+
+
+def test_another_input_limit_is_linted_again(tmp_path: Path, logged: Path, capsys: Capture,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("LOBSTER_MAX_INPUT_BYTES", raising=False)  # restored after the test
+    folder = _flows(tmp_path)
+    cold = _lint(folder, capsys)
+    main(["lint", "--format", "json", "--max-input-bytes", "10", str(folder)])
+    assert capsys.readouterr().out.count('"E008"') == 3
+    del os.environ["LOBSTER_MAX_INPUT_BYTES"]  # the option sets it, for worker processes
+    assert _lint(folder, capsys) == cold
+
+
+def test_an_edited_module_is_a_new_linter(tmp_path: Path) -> None:
+    package = tmp_path / "pkg"
+    (package / "rules").mkdir(parents=True)
+    module = package / "rules" / "rule.py"
+    module.write_text("A = 1\n", encoding="utf-8")
+    (package / "notes.txt").write_text("not code\n", encoding="utf-8")
+    before = modules_fingerprint(package)
+    (package / "notes.txt").write_text("still not code\n", encoding="utf-8")
+    assert modules_fingerprint(package) == before
+    module.write_text("A = 2\n", encoding="utf-8")
+    os.utime(module, ns=(1, 1))
+    assert modules_fingerprint(package) != before
