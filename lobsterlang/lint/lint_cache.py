@@ -187,10 +187,19 @@ def _make_dir(folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
 
 
+_COMMENT_FIELDS = {"line": int, "column": int, "endLine": int, "endColumn": int, "code": int, "level": str, "message": str}
+"""The fields of a shellcheck comment that L310 reads, with their types."""
+
+
 def _checked_scripts(data: Any) -> dict[str, Comments]:
-    if not isinstance(data, dict) or not all(isinstance(c, list) and all(isinstance(x, dict) for x in c) for c in data.values()):
+    """`data` when it is a map of shellcheck comment lists with the fields L310 reads; else ValueError."""
+    if not isinstance(data, dict) or not all(isinstance(c, list) and all(_is_comment(x) for x in c) for c in data.values()):
         raise ValueError("scripts: not a map of comment lists")
     return data
+
+
+def _is_comment(data: Any) -> bool:
+    return isinstance(data, dict) and all(type(data.get(name)) is kind for name, kind in _COMMENT_FIELDS.items())
 
 
 def _encode(diag: Diagnostic) -> list[Any]:

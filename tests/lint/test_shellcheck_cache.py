@@ -152,7 +152,8 @@ def test_a_damaged_entry_is_a_miss_and_is_repaired(tmp_path: Path, logged: Path,
     entries = _entries(tmp_path)
     entries[0].write_text('{"key": "x", "findings": [', encoding="utf-8")
     entries[1].write_text('{"key": null, "findings": [], "scripts": {"k": "not a list"}}', encoding="utf-8")
-    entries[2].write_bytes(b"\xff\xfe")
+    damaged = entries[2].read_bytes().replace(b'"key":"', b'"key":null,"was":"').replace(b'"line":', b'"line":"x","was":')
+    entries[2].write_bytes(damaged)  # findings to recompute, and a script comment with a field of the wrong type
     logged.write_text("", encoding="utf-8")
     assert _lint(folder, capsys) == cold
     assert 1 <= _calls(logged) <= 2  # the three damaged files, in one batch or two parallel ones
