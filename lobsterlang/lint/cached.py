@@ -13,6 +13,8 @@ from lobsterlang.syntax.source import decode_source
 
 def cached_results(sources: Sequence[Source], cache: LintCache) -> list[FileResult | None]:
     """What the cache holds for each source under this run's key (without IR), None where it holds nothing."""
+    if not cache.reuse_findings:
+        return [None] * len(sources)
     return [_hit(source, _load(source, cache, scripts=False), cache) for source in sources]
 
 
