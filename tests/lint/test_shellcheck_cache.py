@@ -208,3 +208,13 @@ def test_an_edited_module_is_a_new_linter(tmp_path: Path) -> None:
     module.write_text("A = 2\n", encoding="utf-8")
     os.utime(module, ns=(1, 1))
     assert modules_fingerprint(package) != before
+
+
+def test_no_shellcheckrc_outside_the_key_changes_a_finding(tmp_path: Path, logged: Path, capsys: Capture,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """shellcheck runs with --norc: a home-directory rc file would change findings the cache keeps."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".shellcheckrc").write_text("disable=SC2086\n", encoding="utf-8")
+    monkeypatch.setenv("HOME", str(home))
+    _lint(_flows(tmp_path), capsys, "--no-cache")
