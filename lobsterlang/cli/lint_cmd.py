@@ -21,9 +21,9 @@ from lobsterlang.lint import Config, ConfigError, FileResult, Source, all_rules,
 from lobsterlang.lint.config import TARGETS, check_codes, with_overrides
 from lobsterlang.lint.fixes import apply_fixes, chosen_fixes, fixable, unified_diff
 from lobsterlang.lint.jobs import lint_in_parallel
+from lobsterlang.lint.lint_cache import default_dir as cache_dir
 from lobsterlang.lint.locate import fingerprint
 from lobsterlang.lint.rules.shellcheck import binary as shellcheck_binary
-from lobsterlang.lint.shellcheck_cache import default_dir as cache_dir
 from lobsterlang.record import Record, replace
 from lobsterlang.report import Report, RuleInfo, render_github, render_json, render_sarif, render_text, summary
 from lobsterlang.syntax.source import MAX_INPUT_BYTES_ENV
@@ -168,7 +168,7 @@ def _fixable_tail(diags: list[Diagnostic]) -> str:
 @click.option("--config", "config_path", metavar="FILE", help="Read settings from FILE instead of searching for one.")
 @click.option("--no-shellcheck", is_flag=True, help="Do not run shellcheck on run: scripts (rule L310).")
 @click.option("--no-cache", is_flag=True,
-              help="Neither read nor write the shellcheck cache (default: $LOBSTER_CACHE_DIR, else the user cache dir).")
+              help="Neither read nor write the lint cache (default: $LOBSTER_CACHE_DIR/lint, else the user cache dir).")
 @COLOR_OPTION
 @MAX_INPUT_BYTES_OPTION
 @click.pass_context

@@ -14,7 +14,6 @@ from lobsterlang.lint.context import LintContext
 from lobsterlang.lint.effects import shell_effect
 from lobsterlang.lint.registry import Check, Rule, all_rules
 from lobsterlang.lint.rules import shellcheck
-from lobsterlang.lint.shellcheck_cache import ShellcheckCache
 from lobsterlang.lint.shellparse import forget_scripts
 from lobsterlang.lint.suppress import apply_suppressions
 from lobsterlang.record import Record, replace
@@ -29,12 +28,18 @@ class Source(Record):
 
 
 class FileResult(Record):
-    """The findings of one source, sorted by position, with its text and IR."""
+    """The findings of one source, sorted by position, with its text and IR.
+
+    `scripts` are the texts shellcheck was asked about; `reads_files` says the findings also depend on
+    other files (sub-workflows), so they cannot be remembered by this file's contents alone.
+    """
 
     path: str
     text: str
     workflow: ir.Workflow | None
     diagnostics: tuple[Diagnostic, ...]
+    scripts: tuple[str, ...] = ()
+    reads_files: bool = False
 
 
 class _Selection:
@@ -74,6 +79,7 @@ class _Pending:
         self.ctx = ctx
         self.diagnostics = diagnostics
         self.enabled = enabled
+        self.shell_scripts: list[shellcheck.Script] = []
 
 
 def lint_source(source: Source, config: Config | None = None) -> FileResult:
@@ -81,19 +87,33 @@ def lint_source(source: Source, config: Config | None = None) -> FileResult:
 
 
 def lint_sources(
-    sources: Sequence[Source], config: Config | None = None, cache: ShellcheckCache | None = None
+    sources: Sequence[Source], config: Config | None = None, memo: shellcheck.ScriptMemo | None = None
 ) -> list[FileResult]:
-    """Lint every source; shellcheck runs once for all of their scripts not in `cache`."""
+    """Lint every source; shellcheck runs once for all of their scripts that `memo` does not know."""
     config = config or Config()
     selection = _Selection(config, all_rules().values())
+    program = shellcheck.binary() if config.shellcheck and config.enabled("L310", "") else None
     with collector_paused():  # the results of every file stay alive until the end
-        if not (config.shellcheck and config.enabled("L310", "")):
+        if program is None:
             # Each file is finished at once, so its rule indexes are freed before the next file.
             return [_finish(_check(source, *selection.for_path(source.path), config.target), config) for source in sources]
-        pending = [_check(source, *selection.for_path(source.path), config.target) for source in sources]
-    if any(p.ctx.units for p in pending):
-        _shellcheck(pending, cache)
+        with shellcheck.Runner(program, memo) as runner:
+            pending = []
+            for source in sources:
+                pending.append(_check(source, *selection.for_path(source.path), config.target))
+                _queue_scripts(pending[-1], runner)
+            found = runner.comments()
+    for item in pending:
+        for script in item.shell_scripts:
+            item.diagnostics.extend(shellcheck.diagnostics(script, found[script.text]))
     return [_finish(p, config) for p in pending]
+
+
+def _queue_scripts(item: _Pending, runner: shellcheck.Runner) -> None:
+    """The item's scripts go to shellcheck now, while the next files compile."""
+    if item.enabled("L310"):
+        item.shell_scripts = list(shellcheck.scripts(item.ctx))
+        runner.add(script.text for script in item.shell_scripts)
 
 
 def _compile(source: Source, target: str) -> tuple[LintContext, list[Diagnostic]]:
@@ -115,21 +135,6 @@ def _check(source: Source, enabled: Callable[[str], bool], checks: list[Check], 
     return _Pending(ctx, diagnostics, enabled)
 
 
-def _shellcheck(pending: Iterable[_Pending], cache: ShellcheckCache | None) -> None:
-    program = shellcheck.binary()
-    if program is None:
-        return
-    owners = {}
-    scripts = []
-    for item in pending:
-        if item.enabled("L310"):
-            for script in shellcheck.scripts(item.ctx):
-                owners[id(script)] = item
-                scripts.append(script)
-    for script, diag in shellcheck.check(scripts, program, cache):
-        owners[id(script)].diagnostics.append(diag)
-
-
 def _finish(item: _Pending, config: Config) -> FileResult:
     ctx = item.ctx
     chosen = item.diagnostics
@@ -142,7 +147,8 @@ def _finish(item: _Pending, config: Config) -> FileResult:
     if ctx.workflow is not None:
         chosen = apply_suppressions(ctx, chosen, item.enabled("L001"), OFF_FOR_TARGET.get(config.target, ()))
     chosen.sort(key=_POSITION)
-    return FileResult(ctx.path, ctx.text, ctx.workflow, tuple(chosen))
+    reads_files = any(type(unit.action) is ir.WorkflowCall for unit in ctx.units) if ctx.workflow else False
+    return FileResult(ctx.path, ctx.text, ctx.workflow, tuple(chosen), tuple(s.text for s in item.shell_scripts), reads_files)
 
 
 _EXPLAINED_BY = {"L302": frozenset({"L102", "L103", "L408"})}

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
 
@@ -16,8 +18,8 @@ from lobsterlang import ir
 from lobsterlang.cpus import usable_cpus
 from lobsterlang.diagnostics import Diagnostic, Severity
 from lobsterlang.lint.context import LintContext
+from lobsterlang.lint.lint_cache import Comments, shellcheck_version
 from lobsterlang.lint.registry import Rule, register
-from lobsterlang.lint.shellcheck_cache import Comments, ShellcheckCache
 from lobsterlang.lint.textmap import part_offsets
 from lobsterlang.record import Record
 
@@ -87,66 +89,119 @@ def scripts(ctx: LintContext) -> Iterator[Script]:
             yield Script(ctx, run.command, blanked(run.command))
 
 
-def check(
-    all_scripts: Iterable[Script], program: str, cache: ShellcheckCache | None = None
-) -> Iterator[tuple[Script, Diagnostic]]:
-    """Run shellcheck over every script not in `cache` (each distinct text once, batches in parallel); yield (script, diagnostic)."""
-    pending = list(all_scripts)
-    texts = list(dict.fromkeys(script.text for script in pending))
-    found = _cached(texts, program, cache)
-    missing = [text for text in texts if text not in found]
-    if missing:
-        found.update(_run_all(missing, program, cache))
-    for script in pending:
-        for comment in found[script.text]:
-            if not _about_an_arg(script, comment):
-                yield script, _diagnostic(script, comment)
+class ScriptMemo:
+    """shellcheck's comments known before this run (by key: `key(text)`), and those it learns."""
+
+    def __init__(self, known: Mapping[str, Comments] | None = None, key: Callable[[str], str] = str,
+                 version: str | None = None) -> None:
+        self.known = known or {}
+        self.key = key
+        self.version = version
+        """shellcheck's `--version` text, when known already."""
+        self.learned: dict[str, Comments] = {}
+        """By script text; only from shellcheck runs that succeeded (a crash is never remembered as clean)."""
+
+    def get(self, text: str) -> Comments | None:
+        learned = self.learned.get(text)
+        return learned if learned is not None else self.known.get(self.key(text))
 
 
-def _options() -> list[str]:
-    return ["-f", "json1", "-s", "sh", "-e", ",".join(EXCLUDED)]
+class Runner:
+    """shellcheck over scripts as they come: a batch starts as soon as it is full, so shellcheck runs while
+    the caller compiles the next files; batches spread over one thread (and shellcheck process) per CPU.
+
+    Each distinct text is checked once; texts `memo` knows are not checked. Use as a context manager.
+    """
+
+    def __init__(self, program: str, memo: ScriptMemo | None = None, batch: int = _BATCH) -> None:
+        self.memo = memo or ScriptMemo()
+        self._program = program
+        self._batch = batch
+        self._queued: list[str] = []
+        self._seen: set[str] = set()
+        self._running: list[tuple[list[str], Future[list[Comments] | None]]] = []
+        self._workers = usable_cpus()
+        self._started: tuple[tempfile.TemporaryDirectory[str], ThreadPoolExecutor, Callable[..., list[Comments] | None]] | None = None
+        """The scratch directory, the threads and the batch function, made for the first batch."""
+
+    def __enter__(self) -> Runner:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._started is not None:
+            tmp, pool, _ = self._started
+            pool.shutdown(wait=True, cancel_futures=True)
+            tmp.cleanup()
+
+    def add(self, texts: Iterable[str]) -> None:
+        for text in texts:
+            if text not in self._seen:
+                self._seen.add(text)
+                if self.memo.get(text) is None:
+                    self._queued.append(text)
+        while len(self._queued) >= self._batch:
+            self._submit(self._queued[: self._batch])
+            del self._queued[: self._batch]
+
+    def comments(self) -> dict[str, Comments]:
+        """shellcheck's comments on every text added (none where shellcheck failed), once all batches ran;
+        the rest is split evenly over the threads."""
+        size = max(1, -(-len(self._queued) // self._workers))
+        for start in range(0, len(self._queued), size):
+            self._submit(self._queued[start : start + size])
+        self._queued = []
+        for batch, future in self._running:
+            comments = future.result()
+            if comments is not None:
+                self.memo.learned.update(zip(batch, comments, strict=True))
+        self._running = []
+        return {text: self.memo.get(text) or [] for text in self._seen}
+
+    def _submit(self, batch: list[str]) -> None:
+        if self._started is None:
+            tmp = tempfile.TemporaryDirectory(prefix="lobster-shellcheck-", dir=scratch_dir())
+            flags = options(self.memo.version or shellcheck_version(None, self._program))
+            self._started = tmp, ThreadPoolExecutor(self._workers), partial(_run_batch, tmp=Path(tmp.name), program=self._program, flags=flags)
+        _, pool, work = self._started
+        self._running.append((batch, pool.submit(work, batch, len(self._running))))
 
 
-def _cached(texts: list[str], program: str, cache: ShellcheckCache | None) -> dict[str, Comments]:
-    if cache is None:
-        return {}
-    version, options = cache.version(program), " ".join(_options())
-    found = {}
-    for text in texts:
-        comments = cache.get(cache.key(version, options, text))
-        if comments is not None:
-            found[text] = comments
-    return found
+def diagnostics(script: Script, comments: Comments) -> Iterator[Diagnostic]:
+    """The L310 findings of shellcheck's `comments` on `script`."""
+    for comment in comments:
+        if not _about_an_arg(script, comment):
+            yield _diagnostic(script, comment)
 
 
-def _run_all(texts: list[str], program: str, cache: ShellcheckCache | None) -> dict[str, Comments]:
-    """shellcheck's comments on each text, in batches spread over one thread (and shellcheck process) per CPU."""
-    workers = usable_cpus()
-    size = min(_BATCH, -(-len(texts) // workers))
-    batches = [texts[start : start + size] for start in range(0, len(texts), size)]
-    found: dict[str, Comments] = {}
-    checked: list[str] = []
-    with tempfile.TemporaryDirectory(prefix="lobster-shellcheck-") as tmp:
-        work = partial(_run_batch, tmp=Path(tmp), program=program)
-        with ThreadPoolExecutor(min(workers, len(batches))) as pool:
-            for batch, comments in zip(batches, pool.map(work, batches, range(len(batches))), strict=True):
-                found.update(zip(batch, comments or [[] for _ in batch], strict=True))
-                checked += batch if comments is not None else []
-    if cache is not None:
-        version, options = cache.version(program), " ".join(_options())
-        for text in checked:
-            cache.put(cache.key(version, options, text), found[text])
-    return found
+def options(version: str) -> list[str]:
+    """The options every run of this shellcheck (its `--version` text) gets; part of the cache key of its comments.
+
+    From shellcheck 0.8 on, `--norc`: no .shellcheckrc found above the temporary files (a world-writable
+    directory) or in the home directory changes a finding, and a cached comment depends on its key alone.
+    """
+    found = re.search(r"version: (\d+)\.(\d+)", version)
+    norc = ["--norc"] if found and (int(found[1]), int(found[2])) >= (0, 8) else []
+    return ["-f", "json1", "-s", "sh", "-e", ",".join(EXCLUDED), *norc]
 
 
-def _run_batch(batch: list[str], number: int, *, tmp: Path, program: str) -> list[Comments] | None:
+def scratch_dir() -> str | None:
+    """Where the scripts are written for shellcheck: `/dev/shm` (memory) when there is one and TMPDIR is not
+    set; else the temporary directory. On a disk, creating thousands of small files costs more system
+    time than shellcheck's own start-ups."""
+    shm = "/dev/shm"
+    if "TMPDIR" not in os.environ and os.path.isdir(shm) and os.access(shm, os.W_OK | os.X_OK):
+        return shm
+    return None
+
+
+def _run_batch(batch: list[str], number: int, *, tmp: Path, program: str, flags: list[str]) -> list[Comments] | None:
     """shellcheck's comments on each text of `batch` (without their `file` key), in order; None when shellcheck failed."""
     files: dict[str, Comments] = {}
     for index, text in enumerate(batch):
         path = tmp / f"b{number}-s{index}.sh"
         path.write_text(text, encoding="utf-8")
         files[str(path)] = []
-    proc = subprocess.run([program, *_options(), *files], capture_output=True, text=True, check=False)
+    proc = subprocess.run([program, *flags, *files], capture_output=True, text=True, check=False)
     if proc.returncode not in (0, 1):
         return None
     for comment in json.loads(proc.stdout or '{"comments": []}').get("comments", []):
