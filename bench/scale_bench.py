@@ -110,6 +110,7 @@ def run(reference: str, sizes: tuple[int, ...], ours: list[str]) -> None:
     with tempfile.TemporaryDirectory() as state:
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         env["LOBSTER_STATE_DIR"] = state
+        env["LOBSTER_MAX_OUTPUT_BYTES"] = str(1 << 30)  # 1M items are 87 MB of JSON, over the default 16 MiB cap
         print_figures(measure(clis, sizes, env), sizes, list(clis))
 
 

@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import subprocess
 import threading
+from collections import deque
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from lobsterlang.interpret.errors import CommandError
 from lobsterlang.interpret.outputcap import output_cap
 from lobsterlang.interpret.pipeline.args import StageArgs
+from lobsterlang.interpret.pipeline.jsonitems import json_items
 from lobsterlang.interpret.pipeline.runtime import RunContext, StageOutput
 from lobsterlang.interpret.pipeline.streams import drain
 from lobsterlang.interpret.process import CappedReader, kill_tree, write_stdin
@@ -84,14 +85,14 @@ def stdin_payload(mode: str, items: list[Any]) -> bytes:
 
 
 def run_exec(input: Iterator[Any], args: StageArgs, ctx: RunContext) -> StageOutput:
-    """Drain the input, start the child, and stream its stdout (all of it with `--json`)."""
+    """Drain the input, start the child, and stream its stdout (with `--json`: read to the end, then parsed as pulled)."""
     argv, _ = command_line(args)
     line = shell_line(args, ctx)
     payload = _payload(args, input)
     proc = _start(argv, line, ctx, payload)
     lines = _ChildLines(proc, ctx, payload, str(proc.args[0]))  # type: ignore[index]
     if args.truthy("json"):
-        return StageOutput(_parse_json("".join(lines.text_chunks())))
+        return StageOutput(json_items(deque(lines.text_chunks()), ctx.cancel))
     return StageOutput(lines.items())
 
 
@@ -121,14 +122,6 @@ def _start(
         raise CommandError(f"exec failed (null): {exc.strerror or exc}: {target[0]}") from None
     except ValueError as exc:  # a NUL byte in an argument or in the environment
         raise CommandError(f"exec failed (null): {exc}: {target[0]}") from None
-
-
-def _parse_json(text: str) -> list[Any]:
-    try:
-        value = json.loads(text.strip() or "null")
-    except ValueError as exc:
-        raise CommandError(f"exec --json could not parse stdout as JSON: {exc}") from None
-    return value if isinstance(value, list) else [value]
 
 
 class _ChildLines:
