@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
-from collections import deque
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,9 +27,9 @@ def _outcome(produce: Any) -> tuple[str, Any]:
         return "error", exc.message
 
 
-def _chunked(text: str, cuts: list[int]) -> deque[str]:
+def _chunked(text: str, cuts: list[int]) -> Iterator[str]:
     bounds = sorted({0, len(text), *(c % (len(text) + 1) for c in cuts)})
-    return deque(text[a:b] for a, b in itertools.pairwise(bounds))
+    return iter(text[a:b] for a, b in itertools.pairwise(bounds))
 
 
 _JSON = st.recursive(
@@ -64,13 +64,13 @@ def test_batches_give_what_one_parse_gives(text: str, cuts: list[int], batch: in
 ])
 def test_errors_name_the_place_one_parse_names(text: str) -> None:
     for size in (1, 2, 3, 5):
-        chunks = deque(text[i:i + size] for i in range(0, len(text), size))
+        chunks = iter(text[i:i + size] for i in range(0, len(text), size))
         assert _outcome(lambda chunks=chunks: json_items(chunks, Cancellation(), 2)) == _outcome(lambda: parse_whole(text))
 
 
 def test_items_of_a_large_array_come_in_batches_with_shared_keys() -> None:
     text = json.dumps([{"id": i, "name": f"n{i}"} for i in range(3000)])
-    chunks = deque(text[i:i + 1000] for i in range(0, len(text), 1000))
+    chunks = iter(text[i:i + 1000] for i in range(0, len(text), 1000))
     items = list(json_items(chunks, Cancellation(), 4096))
     assert items == json.loads(text)
     assert len({id(next(iter(item))) for item in items}) < 40  # keys shared within a batch, not made per item

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -40,31 +39,31 @@ def parse_whole(text: str) -> list[Any]:
     return value if isinstance(value, list) else [value]
 
 
-def json_items(chunks: deque[str], cancel: Cancellation, batch_chars: int = BATCH_CHARS) -> Iterator[Any]:
-    """The items of the text `chunks` hold (consumed as they are parsed), as `parse_whole` of their join gives them."""
+def json_items(chunks: Iterator[str], cancel: Cancellation, batch_chars: int = BATCH_CHARS) -> Iterator[Any]:
+    """The items of the text `chunks` yields (read as they are parsed), as `parse_whole` of their join gives them."""
     head = _first_text(chunks)
     if not head.startswith("["):
         return iter(parse_whole(head + "".join(chunks)))
-    return _checked_on_close(_ArrayReader(chunks, head[1:], batch_chars).items(), cancel)
+    return _checked_on_close(_ArrayReader(chunks, head[1:], batch_chars).batches(), cancel)
 
 
-def _first_text(chunks: deque[str]) -> str:
+def _first_text(chunks: Iterator[str]) -> str:
     """The text from its first non-space character on (what `str.strip` keeps at the front), or "" if none."""
-    while chunks:
-        text = chunks.popleft().lstrip()
+    for chunk in chunks:
+        text = chunk.lstrip()
         if text:
             return text
     return ""
 
 
-def _checked_on_close(items: Iterator[Any], cancel: Cancellation) -> Iterator[Any]:
-    """Pass `items` on; if the consumer stops early, parse the rest anyway so a bad document is still an error."""
+def _checked_on_close(batches: Iterator[list[Any]], cancel: Cancellation) -> Iterator[Any]:
+    """Pass the batches' items on; if the consumer stops early, parse the rest anyway so a bad document is still an error."""
     try:
-        for item in items:  # noqa: UP028 (`yield from` would close `items` too, and the rest would go unchecked)
-            yield item
+        for batch in batches:
+            yield from batch
     finally:
         if cancel.reason is None:
-            for _ in items:
+            for _ in batches:
                 pass
 
 
@@ -77,26 +76,31 @@ class _ArrayReader:
     as `json.loads` of the whole text locates it.
     """
 
-    def __init__(self, chunks: deque[str], rest: str, batch_chars: int) -> None:
+    def __init__(self, chunks: Iterator[str], rest: str, batch_chars: int) -> None:
         self.chunks, self.rest, self.prefix = chunks, rest, "["
+        self.more = True
         self.consumed, self.lines, self.last_break = 1, 0, -1
         self.separator: str | None = None
         self.batch_chars = self.wanted = batch_chars
 
-    def items(self) -> Iterator[Any]:
-        while self.chunks:
+    def batches(self) -> Iterator[list[Any]]:
+        while self.more:
             self._refill()
             batch = self._take()
             self.wanted = self.batch_chars if batch else 2 * len(self.rest)
-            yield from batch
-        yield from self._last()
+            yield batch
+        yield self._last()
 
     def _refill(self) -> None:
         """At least one more chunk, up to `wanted` characters (doubling while no element completes, so linear)."""
         parts, size = [self.rest], len(self.rest)
-        while self.chunks and (size < self.wanted or len(parts) == 1):
-            parts.append(self.chunks.popleft())
-            size += len(parts[-1])
+        while size < self.wanted or len(parts) == 1:
+            chunk = next(self.chunks, None)
+            if chunk is None:
+                self.more = False
+                break
+            parts.append(chunk)
+            size += len(chunk)
         self.rest = "".join(parts)
 
     def _take(self) -> list[Any]:

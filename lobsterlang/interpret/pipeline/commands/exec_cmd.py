@@ -6,7 +6,6 @@ import os
 import re
 import subprocess
 import threading
-from collections import deque
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -15,6 +14,7 @@ from lobsterlang.interpret.outputcap import output_cap
 from lobsterlang.interpret.pipeline.args import StageArgs
 from lobsterlang.interpret.pipeline.jsonitems import json_items
 from lobsterlang.interpret.pipeline.runtime import RunContext, StageOutput
+from lobsterlang.interpret.pipeline.spool import spooled
 from lobsterlang.interpret.pipeline.streams import drain
 from lobsterlang.interpret.process import CappedReader, kill_tree, write_stdin
 from lobsterlang.interpret.values import stringify
@@ -92,7 +92,7 @@ def run_exec(input: Iterator[Any], args: StageArgs, ctx: RunContext) -> StageOut
     proc = _start(argv, line, ctx, payload)
     lines = _ChildLines(proc, ctx, payload, str(proc.args[0]))  # type: ignore[index]
     if args.truthy("json"):
-        return StageOutput(json_items(deque(lines.text_chunks()), ctx.cancel))
+        return StageOutput(json_items(spooled(lines.text_chunks()), ctx.cancel))
     return StageOutput(lines.items())
 
 

@@ -10,7 +10,7 @@ from typing import Any
 from lobsterlang.interpret.errors import CommandError
 from lobsterlang.interpret.pipeline.args import StageArgs
 from lobsterlang.interpret.pipeline.commands.filters import compile_filter
-from lobsterlang.interpret.pipeline.paths import get_path, path_getter
+from lobsterlang.interpret.pipeline.paths import get_key, get_path, path_getter
 from lobsterlang.interpret.pipeline.runtime import RunContext, StageOutput
 from lobsterlang.interpret.pipeline.streams import guarded
 from lobsterlang.interpret.values import UNDEFINED, js_string, stringify
@@ -20,6 +20,11 @@ PLACEHOLDER = re.compile(r"\{\{\s*([^}]+?)\s*\}\}")
 
 def show(value: Any) -> str:
     """A value inside rendered text: nothing for null/undefined, strings raw, others as JavaScript/JSON prints them."""
+    kind = type(value)
+    if kind is str:
+        return value  # type: ignore[no-any-return]
+    if kind is int:
+        return str(value)
     if value is None or value is UNDEFINED:
         return ""
     if isinstance(value, (dict, list)):
@@ -79,10 +84,15 @@ def _placeholder(expression: str, filters: bool) -> Renderer:
     """One placeholder's text from an item: its path resolved, then its filters applied in turn."""
     parts = split_pipes(expression) if filters else [expression.strip()]
     path = parts[0]
-    getter: Callable[[Any], Any] = _itself if path in (".", "this") else path_getter(path)
     chain = [compile_filter(part) for part in parts[1:]]
+    if not chain and "." not in path and path != "this":
+        return _key_shown(path)
+    getter: Callable[[Any], Any] = _itself if path in (".", "this") else path_getter(path)
     if not chain:
-        return lambda item: _shown(getter(item))
+        return lambda item: show(getter(item))
+    if len(chain) == 1:
+        apply = chain[0]
+        return lambda item: show(apply(getter(item)))
 
     def filtered(item: Any) -> str:
         value = getter(item)
@@ -97,8 +107,13 @@ def _itself(item: Any) -> Any:
     return item
 
 
-def _shown(value: Any) -> str:
-    return value if type(value) is str else show(value)
+def _key_shown(key: str) -> Renderer:
+    """`{{key}}` in one call per item: the most common placeholder."""
+
+    def shown(item: Any) -> str:
+        return show(item.get(key, UNDEFINED) if type(item) is dict else get_key(item, key))
+
+    return shown
 
 
 def template_text(args: StageArgs, ctx: RunContext) -> str:

@@ -118,6 +118,8 @@ def _sort_compare(a: Any, b: Any) -> int:
 
 def sort_keys(values: list[Any]) -> list[Any]:
     """Keys that order like the reference's comparator: nulls last, numbers numerically, else by String()."""
+    if set(map(type, values)) == {str} and all(map(str.isascii, values)):
+        return values  # ASCII strings order the same by code point and by UTF-16 code unit
     present = [v for v in values if v is not None and v is not UNDEFINED]
     if all(type(v) is int or (type(v) is float and v == v) for v in present):
         return [(1, 0) if v is None or v is UNDEFINED else (0, v) for v in values]
