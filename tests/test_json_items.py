@@ -106,3 +106,19 @@ def test_a_bad_document_sends_no_mail(tmp_path: Path) -> None:
     with pytest.raises(CommandError, match="could not parse stdout as JSON"):
         run_pipeline(compiled, [], ctx)
     assert not sent.exists()
+
+
+def test_a_bad_document_is_reported_before_a_later_stage_fails_to_start(tmp_path: Path) -> None:
+    """`pick` without fields fails as it starts; the parse error of the document before it still comes first."""
+    (tmp_path / "items.json").write_text("[1, x]")
+    with pytest.raises(CommandError, match=r"could not parse stdout as JSON: Expecting value: line 1 column 5 \(char 4\)"):
+        _run("exec --json --shell 'cat items.json' | where 'n>1' | pick", tmp_path)
+    with pytest.raises(CommandError, match="pick requires a comma-separated field list"):
+        _run("exec --json --shell 'echo [1]' | pick", tmp_path)
+
+
+def test_a_stage_that_ignores_its_input_still_gets_the_parse_error(tmp_path: Path) -> None:
+    """`state.get` never reads its input; the bad document before it is an error, as when it was parsed at once."""
+    (tmp_path / "items.json").write_text("[1, x]")
+    with pytest.raises(CommandError, match="could not parse stdout as JSON"):
+        _run("exec --json --shell 'cat items.json' | state.get some-key", tmp_path)

@@ -44,7 +44,9 @@ def json_items(chunks: Iterator[str], cancel: Cancellation, batch_chars: int = B
     head = _first_text(chunks)
     if not head.startswith("["):
         return iter(parse_whole(head + "".join(chunks)))
-    return _checked_on_close(_ArrayReader(chunks, head[1:], batch_chars).batches(), cancel)
+    items = _checked_on_close(_ArrayReader(chunks, head[1:], batch_chars).batches(), cancel)
+    next(items)  # started, so that closing it before the first item still checks the document
+    return items
 
 
 def _first_text(chunks: Iterator[str]) -> str:
@@ -57,8 +59,10 @@ def _first_text(chunks: Iterator[str]) -> str:
 
 
 def _checked_on_close(batches: Iterator[list[Any]], cancel: Cancellation) -> Iterator[Any]:
-    """Pass the batches' items on; if the consumer stops early, parse the rest anyway so a bad document is still an error."""
+    """Pass the batches' items on (after a first `None` that only starts the generator); if the consumer
+    stops early, parse the rest anyway so a bad document is still an error."""
     try:
+        yield None
         for batch in batches:
             yield from batch
     finally:
