@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import codecs
 import os
 import re
 import subprocess
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Generator, Iterator, Mapping
 from typing import Any
 
 from lobsterlang.interpret.errors import CommandError
@@ -92,7 +93,7 @@ def run_exec(input: Iterator[Any], args: StageArgs, ctx: RunContext) -> StageOut
     proc = _start(argv, line, ctx, payload)
     lines = _ChildLines(proc, ctx, payload, str(proc.args[0]))  # type: ignore[index]
     if args.truthy("json"):
-        return StageOutput(json_items(spooled(lines.text_chunks()), ctx.cancel))
+        return StageOutput(json_items(spooled(lines.seen_raw_chunks()), ctx.cancel))
     return StageOutput(lines.items())
 
 
@@ -151,9 +152,27 @@ class _ChildLines:
 
     def text_chunks(self) -> Iterator[str]:
         """Decoded stdout chunks; raises `exec failed (<code>): …` when the child fails."""
-        import codecs
-
         decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        raw_chunks = self.raw_chunks()
+        try:
+            for raw in raw_chunks:
+                text = decoder.decode(raw)
+                self._seen(text)
+                yield text
+        finally:
+            raw_chunks.close()
+        yield decoder.decode(b"", final=True)
+
+    def seen_raw_chunks(self) -> Iterator[bytes]:
+        """Stdout as read (its first MiB also decoded for error messages, as `text_chunks` does)."""
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        for raw in self.raw_chunks():
+            if self._seen_bytes() < 1 << 20:
+                self._seen(decoder.decode(raw))
+            yield raw
+
+    def raw_chunks(self) -> Generator[bytes, None, None]:
+        """Stdout as read, capped; raises `exec failed (<code>): …` when the child fails."""
         assert self.proc.stdout is not None
         fd = self.proc.stdout.fileno()
         finished = False
@@ -161,14 +180,17 @@ class _ChildLines:
             for raw in iter(lambda: os.read(fd, CHUNK), b""):
                 if not self.stdout.take(raw):
                     break
-                text = decoder.decode(raw)
-                if sum(map(len, self.stdout_seen)) < 1 << 20:
-                    self.stdout_seen.append(text)
-                yield text
-            yield decoder.decode(b"", final=True)
+                yield raw
             finished = True
         finally:
             self._finish(finished)
+
+    def _seen_bytes(self) -> int:
+        return sum(map(len, self.stdout_seen))
+
+    def _seen(self, text: str) -> None:
+        if self._seen_bytes() < 1 << 20:
+            self.stdout_seen.append(text)
 
     def _finish(self, finished: bool) -> None:
         if not finished or self.cancel.cancelled:
