@@ -69,6 +69,9 @@ def compile_template(text: str, *, filters: bool = True) -> Renderer:
         return values[0]
     rest = list(zip(values, literals[1:], strict=True))
     head = literals[0]
+    keys = [_plain_key(expression, filters) for expression in pieces[1::2]]
+    if None not in keys:
+        return _keys_rendered(head, list(zip(keys, literals[1:], strict=True)), rest)  # type: ignore[arg-type]
 
     def render(item: Any) -> str:
         out = [head]
@@ -78,6 +81,33 @@ def compile_template(text: str, *, filters: bool = True) -> Renderer:
         return "".join(out)
 
     return render
+
+
+def _keys_rendered(head: str, keyed: list[tuple[str, str]], rest: list[tuple[Renderer, str]]) -> Renderer:
+    """A template whose placeholders are all plain keys (`{{name}}`): looked up directly in an object item."""
+
+    def render(item: Any) -> str:
+        out = [head]
+        if type(item) is dict:
+            get = item.get
+            for key, literal in keyed:
+                value = get(key, UNDEFINED)
+                out.append(value if type(value) is str else show(value))
+                out.append(literal)
+        else:
+            for value_of, literal in rest:
+                out.append(value_of(item))
+                out.append(literal)
+        return "".join(out)
+
+    return render
+
+
+def _plain_key(expression: str, filters: bool) -> str | None:
+    """The key a placeholder reads when it is one key and no filter, else None."""
+    parts = split_pipes(expression) if filters else [expression.strip()]
+    path = parts[0]
+    return path if len(parts) == 1 and "." not in path and path != "this" else None
 
 
 def _placeholder(expression: str, filters: bool) -> Renderer:
@@ -143,7 +173,21 @@ def run_map(input: Iterator[Any], args: StageArgs, ctx: RunContext) -> StageOutp
     assignments = [_assignment(word) for word in args.positionals if "=" in word and not word.startswith("=")]
     if unwrap is not None:
         return StageOutput(guarded(input, (_unwrap(item, unwrap) for item in input)))
+    if wrap is None and assignments:
+        return StageOutput(guarded(input, _assigned(input, assignments)))
     return StageOutput(guarded(input, (_reshape(item, wrap, assignments) for item in input)))
+
+
+def _assigned(input: Iterator[Any], assignments: list[tuple[str, Renderer]]) -> Iterator[Any]:
+    """`_reshape` with no wrap, inlined for object items: a copy that gains each assignment in turn."""
+    for item in input:
+        if type(item) is dict:
+            current = item.copy()
+            for key, render in assignments:
+                current[key] = render(current)
+            yield current
+        else:
+            yield _reshape(item, None, assignments)
 
 
 def _assignment(word: str) -> tuple[str, Renderer]:
