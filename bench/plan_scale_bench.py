@@ -7,7 +7,6 @@ come from `corpus.py` (the same generator as `run.py`'s compile scaling), about 
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import os
 import sys
@@ -15,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 import corpus
-from scale_bench import Figure, cpu_and_rss
+from scale_bench import Figure, cpu_and_rss, side_by_side, side_by_side_args
 
 FULL_STEPS = (1_000, 10_000, 100_000)
 QUICK_STEPS = (1_000, 10_000)
@@ -50,16 +49,11 @@ def print_figures(figures: dict[tuple[int, str], Figure], sizes: tuple[int, ...]
 
 
 def main(argv: list[str] | None = None) -> int:
-    from runtime_bench import REFERENCE, ours
+    from runtime_bench import ours
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reference", default=REFERENCE, help="the reference `lobster` executable")
-    parser.add_argument("--quick", action="store_true", help="1k and 10k steps only")
-    args = parser.parse_args(argv)
+    args = side_by_side_args(__doc__, "1k and 10k steps only", argv)
     sizes = QUICK_STEPS if args.quick else FULL_STEPS
-    clis = {"lobsterlang": ours()}
-    if Path(args.reference).exists():
-        clis["reference"] = [args.reference]
+    clis = side_by_side(args.reference, ours())
     print_figures(measure(clis, sizes), sizes, list(clis))
     return 0
 
