@@ -69,9 +69,9 @@ def compile_template(text: str, *, filters: bool = True) -> Renderer:
         return values[0]
     rest = list(zip(values, literals[1:], strict=True))
     head = literals[0]
-    keys = [_plain_key(expression, filters) for expression in pieces[1::2]]
-    if None not in keys:
-        return _keys_rendered(head, list(zip(keys, literals[1:], strict=True)), rest)  # type: ignore[arg-type]
+    keyed = [_keyed(expression, filters) for expression in pieces[1::2]]
+    if None not in keyed:
+        return _keys_rendered(head, [(*key, literal) for key, literal in zip(keyed, literals[1:], strict=True)], rest)  # type: ignore[misc]
 
     def render(item: Any) -> str:
         out = [head]
@@ -83,15 +83,20 @@ def compile_template(text: str, *, filters: bool = True) -> Renderer:
     return render
 
 
-def _keys_rendered(head: str, keyed: list[tuple[str, str]], rest: list[tuple[Renderer, str]]) -> Renderer:
-    """A template whose placeholders are all plain keys (`{{name}}`): looked up directly in an object item."""
+Filters = list[Callable[[Any], Any]]
+
+
+def _keys_rendered(head: str, keyed: list[tuple[str, Filters, str]], rest: list[tuple[Renderer, str]]) -> Renderer:
+    """A template whose placeholders each read one key (`{{name}}`, `{{name | upper}}`): looked up directly in an object item."""
 
     def render(item: Any) -> str:
         out = [head]
         if type(item) is dict:
             get = item.get
-            for key, literal in keyed:
+            for key, chain, literal in keyed:
                 value = get(key, UNDEFINED)
+                for apply in chain:
+                    value = apply(value)
                 out.append(value if type(value) is str else show(value))
                 out.append(literal)
         else:
@@ -103,11 +108,13 @@ def _keys_rendered(head: str, keyed: list[tuple[str, str]], rest: list[tuple[Ren
     return render
 
 
-def _plain_key(expression: str, filters: bool) -> str | None:
-    """The key a placeholder reads when it is one key and no filter, else None."""
+def _keyed(expression: str, filters: bool) -> tuple[str, Filters] | None:
+    """The key a placeholder reads and its filters, when its path is one key; else None."""
     parts = split_pipes(expression) if filters else [expression.strip()]
     path = parts[0]
-    return path if len(parts) == 1 and "." not in path and path != "this" else None
+    if "." in path or path == "this":
+        return None
+    return path, [compile_filter(part) for part in parts[1:]]
 
 
 def _placeholder(expression: str, filters: bool) -> Renderer:
