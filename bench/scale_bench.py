@@ -91,25 +91,39 @@ def print_figures(figures: dict[tuple[str, int, str], Figure], sizes: tuple[int,
         print(f"{who} CPU {large:,}/{small:,}: {growth}")
 
 
-def main(argv: list[str] | None = None) -> int:
-    from runtime_bench import REFERENCE, ours
+def side_by_side_args(doc: str, quick: str, argv: list[str] | None) -> argparse.Namespace:
+    """`--reference PATH` and `--quick`, the options of the side-by-side benchmarks."""
+    from runtime_bench import REFERENCE
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--reference", default=REFERENCE, help="the reference `lobster` executable")
-    parser.add_argument("--quick", action="store_true", help="10k and 100k items instead of 100k and 1M")
-    args = parser.parse_args(argv)
+    parser.add_argument("--quick", action="store_true", help=quick)
+    return parser.parse_args(argv)
+
+
+def side_by_side(reference: str, ours: list[str]) -> dict[str, list[str]]:
+    """lobsterlang's command and the reference's; the reference is left out when it is not installed."""
+    clis = {"lobsterlang": ours}
+    if Path(reference).exists():
+        clis["reference"] = [reference]
+    return clis
+
+
+def main(argv: list[str] | None = None) -> int:
+    from runtime_bench import ours
+
+    args = side_by_side_args(__doc__, "10k and 100k items instead of 100k and 1M", argv)
     run(args.reference, QUICK_SIZES if args.quick else FULL_SIZES, ours())
     return 0
 
 
 def run(reference: str, sizes: tuple[int, ...], ours: list[str]) -> None:
-    """Measure and print; the reference is left out when it is not installed."""
-    clis = {"lobsterlang": ours}
-    if Path(reference).exists():
-        clis["reference"] = [reference]
+    """Measure and print."""
+    clis = side_by_side(reference, ours)
     with tempfile.TemporaryDirectory() as state:
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         env["LOBSTER_STATE_DIR"] = state
+        env["LOBSTER_MAX_OUTPUT_BYTES"] = str(1 << 30)  # 1M items are 87 MB of JSON, over the default 16 MiB cap
         print_figures(measure(clis, sizes, env), sizes, list(clis))
 
 

@@ -137,16 +137,31 @@ def _run_stages(pipeline: ir.Pipeline, items: Iterable[Any], ctx: RunContext, st
     names = [ctx.render_word(stage.name) for stage in stages]
     commands = [lookup(name) for name in names]
     stream: Iterator[Any] = iter(items)
+    streams: list[Iterator[Any]] = []
     rendered = False
-    for offset, (stage, command) in enumerate(zip(stages, commands, strict=False)):
-        ctx.cancel.check()
-        out = command(stream, StageArgs.from_stage(stage, ctx.render_word), ctx)
-        rendered = rendered or out.rendered
-        stream = iter(out.items)
-        if out.halt:
-            return _halted(start_at + offset, _collect(stream, ctx.cancel), ctx, rendered)
-    collected = _collect(stream, ctx.cancel)
-    return PipelineResult("ok", collected, ctx.rendered.getvalue() if rendered else None)
+    try:
+        for offset, (stage, command) in enumerate(zip(stages, commands, strict=False)):
+            ctx.cancel.check()
+            out = command(stream, StageArgs.from_stage(stage, ctx.render_word), ctx)
+            rendered = rendered or out.rendered
+            stream = iter(out.items)
+            streams.append(stream)
+            if out.halt:
+                return _halted(start_at + offset, _collect(stream, ctx.cancel), ctx, rendered)
+        collected = _collect(stream, ctx.cancel)
+        return PipelineResult("ok", collected, ctx.rendered.getvalue() if rendered else None)
+    finally:
+        _close_in_order(streams)
+
+
+def _close_in_order(streams: list[Iterator[Any]]) -> None:
+    """Close every stage's stream, first stage first, however the run ended (a later stage that failed
+    to start, or ignored its input): an error a stream holds back (`exec --json` on a bad document) is
+    raised first, as it was when that stage read and parsed everything before the next one started."""
+    for stream in streams:
+        close = getattr(stream, "close", None)
+        if close is not None:
+            close()
 
 
 def _halted(index: int, items: list[Any], ctx: RunContext, rendered: bool) -> PipelineResult:

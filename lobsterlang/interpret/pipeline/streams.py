@@ -21,6 +21,19 @@ def guarded(upstream: Iterator[Any], produced: Iterator[Any]) -> Iterator[Any]:
         close(upstream)
 
 
+def freed_in_arrival_order(output: list[Any], arrived: list[Any]) -> Iterator[Any]:
+    """Yield `output`; once done, drop it before `arrived` (the same items, in the order they came).
+
+    An item is freed when its last reference goes. Dropped from a sorted or grouped list, a million
+    items are freed in random memory order, five to ten times slower than in the order they were made.
+    """
+    try:
+        yield from output
+    finally:
+        output.clear()
+        arrived.clear()
+
+
 def drain(items: Iterator[Any]) -> list[Any]:
     """Collect every item (eager commands do this with their input)."""
     return list(items)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -11,10 +12,17 @@ COMMAND_LEVEL = frozenset({"top", "cmd", "paren", "bq"})
 ARITHMETIC = frozenset({"arith", "brackets", "subscript", "offset"})
 """Kinds whose text bash evaluates as arithmetic: `$((…))`/`((…))`, `$[…]`, `${name[…]}`, `${name:…}`."""
 _SEPARATORS = frozenset(";&|\n")
+_PLAIN = {
+    **dict.fromkeys(COMMAND_LEVEL, re.compile(r"[^'\"`$\\()#<;&|\n]*")),
+    "dq": re.compile(r'[^"`$\\]*'),
+    "sq": re.compile(r"[^']*"),
+    "comment": re.compile(r"[^\n]*"),
+}
+"""Per kind, a run of characters `_step` would only step over (skipped in one match)."""
 _PARAM_NAME = re.compile(r"[#!]?(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-])(?:\[[^\]]*\])?")
 
 
-@dataclass
+@dataclass(frozen=True)
 class Heredoc:
     """A here-document whose body starts at the next newline."""
 
@@ -23,7 +31,7 @@ class Heredoc:
     strip_tabs: bool
 
 
-@dataclass
+@dataclass(frozen=True)
 class ShellContext:
     """Where text would be inserted: `kind` (top, dq, sq, arith, comment, heredoc…), a pending backslash,
     and `command`: the text of the innermost simple command so far (from its last separator)."""
@@ -49,12 +57,18 @@ class _Scanner:
         self.body: Heredoc | None = None
 
     def run(self) -> ShellContext:
-        while self.i < len(self.text):
+        text, end = self.text, len(self.text)
+        while self.i < end:
             if self.body is not None:
                 if not self._body_line():
                     return ShellContext("heredoc", False, self.body)
                 continue
-            self._step(self.text[self.i])
+            plain = None if self.escaped else _PLAIN.get(self.stack[-1])
+            if plain is not None:
+                self.i = plain.match(text, self.i).end()  # type: ignore[union-attr]
+                if self.i == end:
+                    break
+            self._step(text[self.i])
         if self.body is not None:
             return ShellContext("heredoc", False, self.body)
         return ShellContext(self.stack[-1], self.escaped, None, self._command())
@@ -212,6 +226,7 @@ class _Scanner:
         self.i = j - 1
 
 
+@functools.lru_cache(maxsize=1024)
 def context_at_end(text: str) -> ShellContext:
-    """The quoting context in effect right after `text`."""
+    """The quoting context in effect right after `text` (remembered: a dry run checks each command, then renders it)."""
     return _Scanner(text).run()

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-import json
+import codecs
 import os
 import re
 import subprocess
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Generator, Iterator, Mapping
 from typing import Any
 
 from lobsterlang.interpret.errors import CommandError
 from lobsterlang.interpret.outputcap import output_cap
 from lobsterlang.interpret.pipeline.args import StageArgs
+from lobsterlang.interpret.pipeline.jsonitems import json_items
 from lobsterlang.interpret.pipeline.runtime import RunContext, StageOutput
+from lobsterlang.interpret.pipeline.spool import spooled
 from lobsterlang.interpret.pipeline.streams import drain
 from lobsterlang.interpret.process import CappedReader, kill_tree, write_stdin
 from lobsterlang.interpret.values import stringify
@@ -84,14 +86,14 @@ def stdin_payload(mode: str, items: list[Any]) -> bytes:
 
 
 def run_exec(input: Iterator[Any], args: StageArgs, ctx: RunContext) -> StageOutput:
-    """Drain the input, start the child, and stream its stdout (all of it with `--json`)."""
+    """Drain the input, start the child, and stream its stdout (with `--json`: read to the end, then parsed as pulled)."""
     argv, _ = command_line(args)
     line = shell_line(args, ctx)
     payload = _payload(args, input)
     proc = _start(argv, line, ctx, payload)
     lines = _ChildLines(proc, ctx, payload, str(proc.args[0]))  # type: ignore[index]
     if args.truthy("json"):
-        return StageOutput(_parse_json("".join(lines.text_chunks())))
+        return StageOutput(json_items(spooled(lines.seen_raw_chunks()), ctx.cancel))
     return StageOutput(lines.items())
 
 
@@ -123,14 +125,6 @@ def _start(
         raise CommandError(f"exec failed (null): {exc}: {target[0]}") from None
 
 
-def _parse_json(text: str) -> list[Any]:
-    try:
-        value = json.loads(text.strip() or "null")
-    except ValueError as exc:
-        raise CommandError(f"exec --json could not parse stdout as JSON: {exc}") from None
-    return value if isinstance(value, list) else [value]
-
-
 class _ChildLines:
     """A running child: its stdout as text, its stderr collected in a thread, both capped, errors on exit."""
 
@@ -158,9 +152,27 @@ class _ChildLines:
 
     def text_chunks(self) -> Iterator[str]:
         """Decoded stdout chunks; raises `exec failed (<code>): …` when the child fails."""
-        import codecs
-
         decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        raw_chunks = self.raw_chunks()
+        try:
+            for raw in raw_chunks:
+                text = decoder.decode(raw)
+                self._seen(text)
+                yield text
+        finally:
+            raw_chunks.close()
+        yield decoder.decode(b"", final=True)
+
+    def seen_raw_chunks(self) -> Iterator[bytes]:
+        """Stdout as read (its first MiB also decoded for error messages, as `text_chunks` does)."""
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        for raw in self.raw_chunks():
+            if self._seen_bytes() < 1 << 20:
+                self._seen(decoder.decode(raw))
+            yield raw
+
+    def raw_chunks(self) -> Generator[bytes, None, None]:
+        """Stdout as read, capped; raises `exec failed (<code>): …` when the child fails."""
         assert self.proc.stdout is not None
         fd = self.proc.stdout.fileno()
         finished = False
@@ -168,14 +180,17 @@ class _ChildLines:
             for raw in iter(lambda: os.read(fd, CHUNK), b""):
                 if not self.stdout.take(raw):
                     break
-                text = decoder.decode(raw)
-                if sum(map(len, self.stdout_seen)) < 1 << 20:
-                    self.stdout_seen.append(text)
-                yield text
-            yield decoder.decode(b"", final=True)
+                yield raw
             finished = True
         finally:
             self._finish(finished)
+
+    def _seen_bytes(self) -> int:
+        return sum(map(len, self.stdout_seen))
+
+    def _seen(self, text: str) -> None:
+        if self._seen_bytes() < 1 << 20:
+            self.stdout_seen.append(text)
 
     def _finish(self, finished: bool) -> None:
         if not finished or self.cancel.cancelled:

@@ -50,6 +50,9 @@ def parse_filter(expression: str) -> tuple[str, list[str]]:
 def compile_filter(expression: str) -> Callable[[Any], Any]:
     """The filter `expression` parsed once, as a function of the value; an unknown name fails when applied."""
     name, args = parse_filter(expression)
+    unary = _UNARY.get(name)
+    if unary is not None:
+        return unary
     handler = FILTERS.get(name)
     if handler is None:
         return functools.partial(_unknown_filter, name)
@@ -65,6 +68,8 @@ def _unknown_filter(name: str, value: Any) -> Any:
 
 
 def _text(value: Any) -> str:
+    if type(value) is str:
+        return value
     return "" if value is None or value is UNDEFINED else js_string(value)
 
 
@@ -157,3 +162,11 @@ FILTERS: dict[str, Filter] = {
     "round": _round,
     "date": _date,
 }
+
+_UNARY: dict[str, Callable[[Any], Any]] = {
+    "upper": lambda v: _text(v).upper(),
+    "lower": lambda v: _text(v).lower(),
+    "trim": lambda v: _text(v).strip(),
+    "string": _text,
+}
+"""Filters that take no arguments (any given are ignored, as FILTERS' handlers ignore them), called directly."""

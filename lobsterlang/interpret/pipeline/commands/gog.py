@@ -69,9 +69,10 @@ def _text(value: Any) -> str:
 
 
 def run_gmail_send(input: Iterator[Any], args: StageArgs, ctx: RunContext) -> StageOutput:
+    """One `gog gmail send` per draft; every draft is read first, so an upstream error sends nothing."""
     dry_run = args.truthy("dryRun", "dry-run")
     results = []
-    for item in input:
+    for item in drain(input):
         message = draft(item)
         if dry_run:
             results.append({"ok": True, "dryRun": True, **message})

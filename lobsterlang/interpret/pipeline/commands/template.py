@@ -10,7 +10,7 @@ from typing import Any
 from lobsterlang.interpret.errors import CommandError
 from lobsterlang.interpret.pipeline.args import StageArgs
 from lobsterlang.interpret.pipeline.commands.filters import compile_filter
-from lobsterlang.interpret.pipeline.paths import get_path, path_getter
+from lobsterlang.interpret.pipeline.paths import get_key, get_path, path_getter
 from lobsterlang.interpret.pipeline.runtime import RunContext, StageOutput
 from lobsterlang.interpret.pipeline.streams import guarded
 from lobsterlang.interpret.values import UNDEFINED, js_string, stringify
@@ -20,6 +20,11 @@ PLACEHOLDER = re.compile(r"\{\{\s*([^}]+?)\s*\}\}")
 
 def show(value: Any) -> str:
     """A value inside rendered text: nothing for null/undefined, strings raw, others as JavaScript/JSON prints them."""
+    kind = type(value)
+    if kind is str:
+        return value  # type: ignore[no-any-return]
+    if kind is int:
+        return str(value)
     if value is None or value is UNDEFINED:
         return ""
     if isinstance(value, (dict, list)):
@@ -64,6 +69,9 @@ def compile_template(text: str, *, filters: bool = True) -> Renderer:
         return values[0]
     rest = list(zip(values, literals[1:], strict=True))
     head = literals[0]
+    keyed = [_keyed(expression, filters) for expression in pieces[1::2]]
+    if None not in keyed:
+        return _keys_rendered(head, [(*key, literal) for key, literal in zip(keyed, literals[1:], strict=True)], rest)  # type: ignore[misc]
 
     def render(item: Any) -> str:
         out = [head]
@@ -75,14 +83,53 @@ def compile_template(text: str, *, filters: bool = True) -> Renderer:
     return render
 
 
+Filters = list[Callable[[Any], Any]]
+
+
+def _keys_rendered(head: str, keyed: list[tuple[str, Filters, str]], rest: list[tuple[Renderer, str]]) -> Renderer:
+    """A template whose placeholders each read one key (`{{name}}`, `{{name | upper}}`): looked up directly in an object item."""
+
+    def render(item: Any) -> str:
+        out = [head]
+        if type(item) is dict:
+            get = item.get
+            for key, chain, literal in keyed:
+                value = get(key, UNDEFINED)
+                for apply in chain:
+                    value = apply(value)
+                out.append(value if type(value) is str else show(value))
+                out.append(literal)
+        else:
+            for value_of, literal in rest:
+                out.append(value_of(item))
+                out.append(literal)
+        return "".join(out)
+
+    return render
+
+
+def _keyed(expression: str, filters: bool) -> tuple[str, Filters] | None:
+    """The key a placeholder reads and its filters, when its path is one key; else None."""
+    parts = split_pipes(expression) if filters else [expression.strip()]
+    path = parts[0]
+    if "." in path or path == "this":
+        return None
+    return path, [compile_filter(part) for part in parts[1:]]
+
+
 def _placeholder(expression: str, filters: bool) -> Renderer:
     """One placeholder's text from an item: its path resolved, then its filters applied in turn."""
     parts = split_pipes(expression) if filters else [expression.strip()]
     path = parts[0]
-    getter: Callable[[Any], Any] = _itself if path in (".", "this") else path_getter(path)
     chain = [compile_filter(part) for part in parts[1:]]
+    if not chain and "." not in path and path != "this":
+        return _key_shown(path)
+    getter: Callable[[Any], Any] = _itself if path in (".", "this") else path_getter(path)
     if not chain:
-        return lambda item: _shown(getter(item))
+        return lambda item: show(getter(item))
+    if len(chain) == 1:
+        apply = chain[0]
+        return lambda item: show(apply(getter(item)))
 
     def filtered(item: Any) -> str:
         value = getter(item)
@@ -97,8 +144,13 @@ def _itself(item: Any) -> Any:
     return item
 
 
-def _shown(value: Any) -> str:
-    return value if type(value) is str else show(value)
+def _key_shown(key: str) -> Renderer:
+    """`{{key}}` in one call per item: the most common placeholder."""
+
+    def shown(item: Any) -> str:
+        return show(item.get(key, UNDEFINED) if type(item) is dict else get_key(item, key))
+
+    return shown
 
 
 def template_text(args: StageArgs, ctx: RunContext) -> str:
@@ -128,7 +180,21 @@ def run_map(input: Iterator[Any], args: StageArgs, ctx: RunContext) -> StageOutp
     assignments = [_assignment(word) for word in args.positionals if "=" in word and not word.startswith("=")]
     if unwrap is not None:
         return StageOutput(guarded(input, (_unwrap(item, unwrap) for item in input)))
+    if wrap is None and assignments:
+        return StageOutput(guarded(input, _assigned(input, assignments)))
     return StageOutput(guarded(input, (_reshape(item, wrap, assignments) for item in input)))
+
+
+def _assigned(input: Iterator[Any], assignments: list[tuple[str, Renderer]]) -> Iterator[Any]:
+    """`_reshape` with no wrap, inlined for object items: a copy that gains each assignment in turn."""
+    for item in input:
+        if type(item) is dict:
+            current = item.copy()
+            for key, render in assignments:
+                current[key] = render(current)
+            yield current
+        else:
+            yield _reshape(item, None, assignments)
 
 
 def _assignment(word: str) -> tuple[str, Renderer]:

@@ -7,14 +7,13 @@ import math
 import operator
 import re
 from collections.abc import Callable, Iterator
-from operator import itemgetter
 from typing import Any
 
 from lobsterlang.interpret.errors import CommandError
 from lobsterlang.interpret.pipeline.args import StageArgs
 from lobsterlang.interpret.pipeline.paths import get_key, path_getter
 from lobsterlang.interpret.pipeline.runtime import RunContext, StageOutput
-from lobsterlang.interpret.pipeline.streams import close, drain, guarded
+from lobsterlang.interpret.pipeline.streams import close, drain, freed_in_arrival_order, guarded
 from lobsterlang.interpret.values import UNDEFINED, compare, is_number, js_string, stringify, to_number, utf16_key
 
 _WHERE = re.compile(r"([a-zA-Z0-9_.]+)\s*(==|=|!=|<=|>=|<|>)\s*(.+)")
@@ -119,6 +118,8 @@ def _sort_compare(a: Any, b: Any) -> int:
 
 def sort_keys(values: list[Any]) -> list[Any]:
     """Keys that order like the reference's comparator: nulls last, numbers numerically, else by String()."""
+    if set(map(type, values)) == {str} and all(map(str.isascii, values)):
+        return values  # ASCII strings order the same by code point and by UTF-16 code unit
     present = [v for v in values if v is not None and v is not UNDEFINED]
     if all(type(v) is int or (type(v) is float and v == v) for v in present):
         return [(1, 0) if v is None or v is UNDEFINED else (0, v) for v in values]
@@ -133,12 +134,13 @@ def run_sort(input: Iterator[Any], args: StageArgs, ctx: RunContext) -> StageOut
     items = drain(input)
     getter = path_getter(path) if path else None
     values = [getter(item) for item in items] if getter else items
+    numbers = all(type(v) is int or (type(v) is float and v == v) for v in values)
+    keys = values if numbers else sort_keys(values)
     desc = args.truthy("desc")
-    if all(type(v) is int or (type(v) is float and v == v) for v in values):
-        return StageOutput([item for _, item in sorted(zip(values, items, strict=False), key=itemgetter(0), reverse=desc)])
-    keys = sort_keys(values)
+    if keys is items:  # the items are their own keys: sorted as they are, twice as fast as through indices
+        return StageOutput(freed_in_arrival_order(sorted(items, reverse=desc), items))
     order = sorted(range(len(items)), key=keys.__getitem__, reverse=desc)
-    return StageOutput([items[index] for index in order])
+    return StageOutput(freed_in_arrival_order([items[index] for index in order], items))
 
 
 def _key_path(args: StageArgs) -> str | None:
@@ -188,7 +190,8 @@ def run_group_by(input: Iterator[Any], args: StageArgs, ctx: RunContext) -> Stag
         raise CommandError("groupBy requires --key")
     getter = path_getter(path)
     groups: dict[Any, dict[str, Any]] = {}
-    for item in input:
+    arrived = drain(input)
+    for item in arrived:
         value = getter(item)
         key = value if type(value) is str else identity_key(value)
         group = groups.get(key)
@@ -197,4 +200,4 @@ def run_group_by(input: Iterator[Any], args: StageArgs, ctx: RunContext) -> Stag
         group["items"].append(item)
     for group in groups.values():
         group["count"] = len(group["items"])
-    return StageOutput(list(groups.values()))
+    return StageOutput(freed_in_arrival_order(list(groups.values()), arrived))
