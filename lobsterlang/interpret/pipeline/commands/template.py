@@ -12,7 +12,7 @@ from lobsterlang.interpret.pipeline.args import StageArgs
 from lobsterlang.interpret.pipeline.commands.filters import compile_filter
 from lobsterlang.interpret.pipeline.paths import get_key, get_path, path_getter
 from lobsterlang.interpret.pipeline.runtime import RunContext, StageOutput
-from lobsterlang.interpret.pipeline.streams import guarded
+from lobsterlang.interpret.pipeline.streams import close, guarded
 from lobsterlang.interpret.values import UNDEFINED, js_string, stringify
 
 PLACEHOLDER = re.compile(r"\{\{\s*([^}]+?)\s*\}\}")
@@ -177,7 +177,16 @@ def template_text(args: StageArgs, ctx: RunContext) -> str:
 
 def run_template(input: Iterator[Any], args: StageArgs, ctx: RunContext) -> StageOutput:
     render = compile_template(template_text(args, ctx))
-    return StageOutput(guarded(input, map(render, input)))
+    return StageOutput(_rendered(input, render))
+
+
+def _rendered(input: Iterator[Any], render: Renderer) -> Iterator[str]:
+    """Each item rendered; closes `input` however it ends (as `guarded` would, one generator fewer per item)."""
+    try:
+        for item in input:
+            yield render(item)
+    finally:
+        close(input)
 
 
 def run_map(input: Iterator[Any], args: StageArgs, ctx: RunContext) -> StageOutput:
@@ -188,20 +197,24 @@ def run_map(input: Iterator[Any], args: StageArgs, ctx: RunContext) -> StageOutp
     if unwrap is not None:
         return StageOutput(guarded(input, (_unwrap(item, unwrap) for item in input)))
     if wrap is None and assignments:
-        return StageOutput(guarded(input, _assigned(input, assignments)))
+        return StageOutput(_assigned(input, assignments))
     return StageOutput(guarded(input, (_reshape(item, wrap, assignments) for item in input)))
 
 
 def _assigned(input: Iterator[Any], assignments: list[tuple[str, Renderer]]) -> Iterator[Any]:
-    """`_reshape` with no wrap, inlined for object items: a copy that gains each assignment in turn."""
-    for item in input:
-        if type(item) is dict:
-            current = item.copy()
-            for key, render in assignments:
-                current[key] = render(current)
-            yield current
-        else:
-            yield _reshape(item, None, assignments)
+    """`_reshape` with no wrap, inlined for object items: a copy that gains each assignment in turn.
+    Closes `input` however it ends."""
+    try:
+        for item in input:
+            if type(item) is dict:
+                current = item.copy()
+                for key, render in assignments:
+                    current[key] = render(current)
+                yield current
+            else:
+                yield _reshape(item, None, assignments)
+    finally:
+        close(input)
 
 
 def _assignment(word: str) -> tuple[str, Renderer]:
