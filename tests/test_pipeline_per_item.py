@@ -69,6 +69,12 @@ def test_keys_that_look_like_code_are_read_as_keys() -> None:
     assert compiled(["not an object"]) == "|||||"
 
 
+def test_templates_of_one_shape_keep_their_own_keys_literals_and_filters() -> None:
+    first, second = compile_template("<{{a | upper}}:{{b}}>"), compile_template("[{{b | lower}}-{{a}}]")
+    item = {"a": "Xy", "b": "Zw"}
+    assert (first(item), second(item), first(item)) == ("<XY:Zw>", "[zw-Xy]", "<XY:Zw>")
+
+
 @settings(max_examples=1000, deadline=None)
 @given(a=_VALUES, b=_VALUES)
 def test_group_keys_are_equal_exactly_when_json_identities_are(a: Any, b: Any) -> None:
