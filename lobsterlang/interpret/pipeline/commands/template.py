@@ -196,6 +196,7 @@ def _rendered(input: Iterator[Any], render: Renderer) -> Iterator[str]:
         for item in input:
             yield render(item)
     finally:
+        item = None  # let go of the last item before the stages above free theirs (in arrival order)
         close(input)
 
 
@@ -214,6 +215,7 @@ def run_map(input: Iterator[Any], args: StageArgs, ctx: RunContext) -> StageOutp
 def _assigned(input: Iterator[Any], assignments: list[tuple[str, Renderer]]) -> Iterator[Any]:
     """`_reshape` with no wrap, inlined for object items: a copy that gains each assignment in turn.
     Closes `input` however it ends."""
+    current: Any = None
     try:
         for item in input:
             if type(item) is dict:
@@ -224,6 +226,7 @@ def _assigned(input: Iterator[Any], assignments: list[tuple[str, Renderer]]) -> 
             else:
                 yield _reshape(item, None, assignments)
     finally:
+        item = current = None  # let go of the last item before the stages above free theirs (in arrival order)
         close(input)
 
 

@@ -53,6 +53,7 @@ def _where_number(input: Iterator[Any], key: str, op: str, literal: float) -> It
             if fast(value, literal) if type(value) in (int, float) else compare(op, value, literal):
                 yield item
     finally:
+        item = value = None  # let go of the last item before the stages above free theirs (in arrival order)
         close(input)
 
 
@@ -63,6 +64,7 @@ def _where_tested(input: Iterator[Any], test: Callable[[Any], bool], getter: Cal
             if test(getter(item)):
                 yield item
     finally:
+        item = None  # let go of the last item before the stages above free theirs (in arrival order)
         close(input)
 
 
@@ -93,6 +95,7 @@ def _picked(input: Iterator[Any], fields: list[str]) -> Iterator[Any]:
         for item in input:
             yield _pick(item, fields)
     finally:
+        item = None  # let go of the last item before the stages above free theirs (in arrival order)
         close(input)
 
 
