@@ -22,7 +22,19 @@ class Probe:
         self.freed.append(self.number)
 
 
-@pytest.mark.parametrize("stages", ["sort --key k --desc | head --n 2", "groupBy --key g | pick key,count | head --n 1"])
+@pytest.mark.parametrize(
+    "stages",
+    [
+        "sort --key k --desc | head --n 2",
+        "groupBy --key g | pick key,count | head --n 1",
+        "sort --key k | where 'k>=0' | pick k | head --n 1",
+        "sort --key k | where 'k.x==1' | head --n 1",
+        "sort --key k | map 'x={{k}}' | pick x | head --n 1",
+        "sort --key k | map --wrap v | pick x | head --n 1",
+        "sort --key k | template --text '{{k}}' | head --n 1",
+        "sort --key k | template --text '{{k.x}}' | head --n 1",
+    ],
+)
 def test_items_are_freed_in_arrival_order(stages: str) -> None:
     freed: list[int] = []
     keys = [5, 1, 4, 2, 3, 0]

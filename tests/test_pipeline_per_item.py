@@ -38,7 +38,7 @@ def rescanned(text: str, item: Any, *, filters: bool = True) -> str:
     return PLACEHOLDER.sub(replace, text)
 
 
-_PIECES = ["{{", "}}", " ", "a", "b", "a.b", ".", "this", "|", "upper", "default 'x|y'", "truncate 2", "nope", "x", "'", "\n"]
+_PIECES = ["{{", "}}", " ", "a", "b", "a.b", ".", "this", "|", "upper", "default 'x|y'", "truncate 2", "lower", "trim", "nope", "x", "'", "\n"]
 _TEMPLATES = st.lists(st.sampled_from(_PIECES), max_size=14).map("".join)
 _SCALARS = st.one_of(
     st.none(), st.booleans(), st.integers(-(2**60), 2**60), st.floats(allow_nan=True, allow_infinity=True),
@@ -60,6 +60,19 @@ def _outcome(render: Any) -> tuple[str, str]:
 def test_a_compiled_template_renders_as_the_per_item_scan_did(text: str, item: Any, filters: bool) -> None:
     compiled = compile_template(text, filters=filters)
     assert _outcome(lambda: compiled(item)) == _outcome(lambda: rescanned(text, item, filters=filters))
+
+
+def test_keys_that_look_like_code_are_read_as_keys() -> None:
+    item = {"a\\b": "x", "it's": "y", 'c"\\n': 1.5, "__import__('os')": None, "key0": "k"}
+    compiled = compile_template("{{a\\b | upper}}|{{it's}}|{{c\"\\n}}|{{__import__('os')}}|{{key0}}|{{missing}}")
+    assert compiled(item) == "X|y|1.5||k|"
+    assert compiled(["not an object"]) == "|||||"
+
+
+def test_templates_of_one_shape_keep_their_own_keys_literals_and_filters() -> None:
+    first, second = compile_template("<{{a | upper}}:{{b}}>"), compile_template("[{{b | lower}}-{{a}}]")
+    item = {"a": "Xy", "b": "Zw"}
+    assert (first(item), second(item), first(item)) == ("<XY:Zw>", "[zw-Xy]", "<XY:Zw>")
 
 
 @settings(max_examples=1000, deadline=None)

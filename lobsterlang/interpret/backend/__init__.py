@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from lobsterlang.interpret.errors import UsageError
 from lobsterlang.interpret.state import StateStore
-from lobsterlang.interpret.workflow.journal import EventJournal, RunLog
+
+if TYPE_CHECKING:  # annotations only: a pipeline run needs the store, not the workflow engine the journal brings in
+    from lobsterlang.interpret.workflow.journal import EventJournal, RunLog
 
 
 class Backend(Protocol):

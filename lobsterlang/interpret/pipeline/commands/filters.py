@@ -164,9 +164,9 @@ FILTERS: dict[str, Filter] = {
 }
 
 _UNARY: dict[str, Callable[[Any], Any]] = {
-    "upper": lambda v: _text(v).upper(),
-    "lower": lambda v: _text(v).lower(),
-    "trim": lambda v: _text(v).strip(),
+    "upper": lambda v: (v if type(v) is str else _text(v)).upper(),
+    "lower": lambda v: (v if type(v) is str else _text(v)).lower(),
+    "trim": lambda v: (v if type(v) is str else _text(v)).strip(),
     "string": _text,
 }
 """Filters that take no arguments (any given are ignored, as FILTERS' handlers ignore them), called directly."""

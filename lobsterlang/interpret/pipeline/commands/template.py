@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import builtins
+import functools
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import CodeType, FunctionType
 from typing import Any
 
 from lobsterlang.interpret.errors import CommandError
@@ -12,7 +15,7 @@ from lobsterlang.interpret.pipeline.args import StageArgs
 from lobsterlang.interpret.pipeline.commands.filters import compile_filter
 from lobsterlang.interpret.pipeline.paths import get_key, get_path, path_getter
 from lobsterlang.interpret.pipeline.runtime import RunContext, StageOutput
-from lobsterlang.interpret.pipeline.streams import guarded
+from lobsterlang.interpret.pipeline.streams import close, guarded
 from lobsterlang.interpret.values import UNDEFINED, js_string, stringify
 
 PLACEHOLDER = re.compile(r"\{\{\s*([^}]+?)\s*\}\}")
@@ -72,37 +75,51 @@ def compile_template(text: str, *, filters: bool = True) -> Renderer:
     keyed = [_keyed(expression, filters) for expression in pieces[1::2]]
     if None not in keyed:
         return _keys_rendered(head, [(*key, literal) for key, literal in zip(keyed, literals[1:], strict=True)], rest)  # type: ignore[misc]
-
-    def render(item: Any) -> str:
-        out = [head]
-        for value, literal in rest:
-            out.append(value(item))
-            out.append(literal)
-        return "".join(out)
-
-    return render
+    return _parts_rendered(head, rest)
 
 
 Filters = list[Callable[[Any], Any]]
 
 
 def _keys_rendered(head: str, keyed: list[tuple[str, Filters, str]], rest: list[tuple[Renderer, str]]) -> Renderer:
-    """A template whose placeholders each read one key (`{{name}}`, `{{name | upper}}`): looked up directly in an object item."""
+    """A template whose placeholders each read one key (`{{name}}`, `{{name | upper}}`): one generated function
+    that looks them up directly in an object item, with no loop over placeholders (twice as fast per item).
+
+    Keys, literals and filters are values in the function's globals, never part of its text.
+    """
+    names: dict[str, Any] = {"__builtins__": builtins, "UNDEFINED": UNDEFINED, "show": show, "head": head}
+    names["other"] = _parts_rendered(head, rest)
+    for index, (key, chain, literal) in enumerate(keyed):
+        names[f"key{index}"], names[f"literal{index}"] = key, literal
+        names.update((f"filter{index}_{step}", apply) for step, apply in enumerate(chain))
+    return FunctionType(_keyed_code(tuple(len(chain) for _, chain, _ in keyed)), names)
+
+
+@functools.lru_cache(maxsize=256)
+def _keyed_code(chain_lengths: tuple[int, ...]) -> CodeType:
+    """The code of `render` for placeholders with these numbers of filters (made once per shape)."""
+    lines = ["def render(item):", "    if type(item) is not dict:", "        return other(item)", "    get = item.get"]
+    texts = ["head"]
+    for index, length in enumerate(chain_lengths):
+        value = f"get(key{index}, UNDEFINED)"
+        for step in range(length):
+            value = f"filter{index}_{step}({value})"
+        lines.append(f"    value{index} = {value}")
+        lines.append(f"    text{index} = value{index} if type(value{index}) is str else show(value{index})")
+        texts += [f"text{index}", f"literal{index}"]
+    lines.append(f"    return ''.join(({', '.join(texts)},))")
+    module = compile("\n".join(lines), "<template>", "exec")
+    return next(code for code in module.co_consts if isinstance(code, CodeType))
+
+
+def _parts_rendered(head: str, rest: list[tuple[Renderer, str]]) -> Renderer:
+    """Any template: each placeholder's renderer, then the literal after it."""
 
     def render(item: Any) -> str:
         out = [head]
-        if type(item) is dict:
-            get = item.get
-            for key, chain, literal in keyed:
-                value = get(key, UNDEFINED)
-                for apply in chain:
-                    value = apply(value)
-                out.append(value if type(value) is str else show(value))
-                out.append(literal)
-        else:
-            for value_of, literal in rest:
-                out.append(value_of(item))
-                out.append(literal)
+        for value_of, literal in rest:
+            out.append(value_of(item))
+            out.append(literal)
         return "".join(out)
 
     return render
@@ -170,7 +187,17 @@ def template_text(args: StageArgs, ctx: RunContext) -> str:
 
 def run_template(input: Iterator[Any], args: StageArgs, ctx: RunContext) -> StageOutput:
     render = compile_template(template_text(args, ctx))
-    return StageOutput(guarded(input, map(render, input)))
+    return StageOutput(_rendered(input, render))
+
+
+def _rendered(input: Iterator[Any], render: Renderer) -> Iterator[str]:
+    """Each item rendered; closes `input` however it ends (as `guarded` would, one generator fewer per item)."""
+    try:
+        for item in input:
+            yield render(item)
+    finally:
+        item = None  # let go of the last item before the stages above free theirs (in arrival order)
+        close(input)
 
 
 def run_map(input: Iterator[Any], args: StageArgs, ctx: RunContext) -> StageOutput:
@@ -181,20 +208,26 @@ def run_map(input: Iterator[Any], args: StageArgs, ctx: RunContext) -> StageOutp
     if unwrap is not None:
         return StageOutput(guarded(input, (_unwrap(item, unwrap) for item in input)))
     if wrap is None and assignments:
-        return StageOutput(guarded(input, _assigned(input, assignments)))
+        return StageOutput(_assigned(input, assignments))
     return StageOutput(guarded(input, (_reshape(item, wrap, assignments) for item in input)))
 
 
 def _assigned(input: Iterator[Any], assignments: list[tuple[str, Renderer]]) -> Iterator[Any]:
-    """`_reshape` with no wrap, inlined for object items: a copy that gains each assignment in turn."""
-    for item in input:
-        if type(item) is dict:
-            current = item.copy()
-            for key, render in assignments:
-                current[key] = render(current)
-            yield current
-        else:
-            yield _reshape(item, None, assignments)
+    """`_reshape` with no wrap, inlined for object items: a copy that gains each assignment in turn.
+    Closes `input` however it ends."""
+    current: Any = None
+    try:
+        for item in input:
+            if type(item) is dict:
+                current = item.copy()
+                for key, render in assignments:
+                    current[key] = render(current)
+                yield current
+            else:
+                yield _reshape(item, None, assignments)
+    finally:
+        item = current = None  # let go of the last item before the stages above free theirs (in arrival order)
+        close(input)
 
 
 def _assignment(word: str) -> tuple[str, Renderer]:
