@@ -19,11 +19,14 @@ Entry = tuple[yaml.Node, yaml.Node]
 class Context:
     """Collects diagnostics in the reference's check order while compiling one file."""
 
-    def __init__(self, text: str, index: LineIndex, path: str, is_json: bool) -> None:
+    def __init__(self, text: str, index: LineIndex, path: str, is_json: bool, *, releases_steps: bool = False) -> None:
         self.text = text
         self.index = index
         self.path = path
         self.is_json = is_json
+        self.releases_steps = releases_steps
+        """Each top-level step's nodes may be let go once the step is compiled: nobody reads the
+        document after the compile, and no alias shares a node between steps."""
         self.diagnostics: list[Diagnostic] = []
         self._mappings: dict[int, dict[str, Entry]] = {}
 
@@ -71,6 +74,18 @@ class Context:
                 self._duplicate_key(key, key_node)
             entries[key] = entry
         return entries
+
+    @property
+    def mappings_read(self) -> int:
+        """How many mappings have been read so far (a mark for `forget_mappings_since`)."""
+        return len(self._mappings)
+
+    def forget_mappings_since(self, mark: int) -> None:
+        """Drop the entries of the mappings read since `mark`, whose nodes are being released:
+        a freed node's id may be reused by a new node, which must not find stale entries."""
+        mappings = self._mappings
+        while len(mappings) > mark:
+            mappings.popitem()
 
     def _duplicate_key(self, key: str, key_node: yaml.Node) -> None:
         if self.is_json:

@@ -23,17 +23,18 @@ Composed = tuple[yaml.Node | None, LineIndex]
 
 def compile_file(source: str | bytes, path: str, strict: bool) -> CompileResult[ir.Workflow]:
     with collector_paused():
-        return _compile(source, path, strict)[0]
+        return _compile(source, path, strict, keeps_tree=False)[0]
 
 
 def compile_composed(source: str | bytes, path: str) -> tuple[CompileResult[ir.Workflow], Composed | None]:
     """Compile, and also give the composed document (None when the text did not compose), so that a
     formatter can survey its layout without composing it again."""
     with collector_paused():
-        return _compile(source, path, False)
+        return _compile(source, path, False, keeps_tree=True)
 
 
-def _compile(source: str | bytes, path: str, strict: bool) -> tuple[CompileResult[ir.Workflow], Composed | None]:
+def _compile(source: str | bytes, path: str, strict: bool, *, keeps_tree: bool) -> tuple[CompileResult[ir.Workflow], Composed | None]:
+    """With `keeps_tree` False, the steps' nodes are released as they compile and no document is given back."""
     if isinstance(source, bytes):
         decoded, problems = decode_source(source)
         if problems:
@@ -45,14 +46,15 @@ def _compile(source: str | bytes, path: str, strict: bool) -> tuple[CompileResul
     root, problems = (compose_json if is_json else compose_yaml)(text, index)
     if problems:
         return finish(None, problems, text, strict), None
-    if root is not None and needs_graph_check(text):
+    has_aliases_or_tags = needs_graph_check(text)
+    if root is not None and has_aliases_or_tags:
         problems = check_graph(root, index)
         if any(p.is_error for p in problems):
             return finish(None, problems, text, strict), None
-    ctx = Context(text, index, path, is_json)
+    ctx = Context(text, index, path, is_json, releases_steps=not keeps_tree and not has_aliases_or_tags)
     ctx.extend(problems)
     try:
         workflow = compile_document(ctx, root)
     except NestingError as exc:
         return finish(None, [nesting_diagnostic(exc, index)], text, strict), None
-    return finish(workflow, ctx.diagnostics, text, strict), (root, index)
+    return finish(workflow, ctx.diagnostics, text, strict), (root, index) if keeps_tree else None

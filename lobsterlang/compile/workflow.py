@@ -28,6 +28,8 @@ def compile_document(ctx: Context, root: yaml.Node | None) -> ir.Workflow | None
         hint = "add `steps:` with at least one step, e.g. `- id: hello` / `run: echo hi`"
         ctx.error("S002", "Workflow file requires a non-empty steps array", steps_node, hint)
     cost = _cost_limit(ctx, entries.get("cost_limit"))
+    # Before the steps: compiling them may release their nodes (Context.releases_steps).
+    comments = find_comments(root, ctx.text, ctx.index) if not ctx.is_json else ()
     steps = compile_steps(ctx, steps_node.value) if has_steps else ()
     ctx.unknown_keys(entries, TOP_KEYS, "the workflow")
     args = _args(ctx, entries.get("args"))
@@ -44,7 +46,7 @@ def compile_document(ctx: Context, root: yaml.Node | None) -> ir.Workflow | None
         cost,
         steps,
         fields.extras(ctx, entries, TOP_KEYS - dropped),
-        find_comments(root, ctx.text, ctx.index) if not ctx.is_json else (),
+        comments,
         ctx.span(root),
     )
 

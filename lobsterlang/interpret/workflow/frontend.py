@@ -100,7 +100,7 @@ def _run(path: str, args_json: str | None, console: Console, dry_run: bool, raw_
     given = parse_args_json(args_json)
     env = dict(os.environ)
     check_path(path, env)
-    workflow, _ = load_workflow(path)
+    workflow = load_workflow(path)[0]  # not the file's bytes: a plan of a large file grows beside the IR
     opts = Options(
         mode=console.mode, raw_args=raw_args, interactive=not console.tool and stdin_is_tty(),
         store=store_from_env(env), cancel=cancel, err=console.err,

@@ -89,7 +89,8 @@ class Planner:
             except WorkflowError as exc:
                 locate(exc, step, self.frame)
                 raise
-        return "\n".join(self.lines) + "\n"
+        self.lines.append("")  # the final newline, without copying the whole text to add it
+        return "\n".join(self.lines)
 
     def step(self, number: int, step: ir.Step) -> None:
         head = f"  {number}. {step.id}"
