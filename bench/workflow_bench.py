@@ -22,6 +22,7 @@ from pathlib import Path
 
 from harness import add_reference_options, reference_cli
 
+
 def workflow(steps: int) -> str:
     return "steps:\n" + "".join(f"  - id: s{i}\n    run: \"true\"\n" for i in range(steps))
 

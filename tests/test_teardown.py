@@ -63,7 +63,7 @@ def test_a_run_that_keeps_nothing_exits_the_usual_way(tmp_path: Path) -> None:
 def test_a_workflow_file_frees_its_buffers_as_it_goes(tmp_path: Path) -> None:
     (tmp_path / "big.json").write_text(BIG, encoding="utf-8")
     (tmp_path / "flow.lobster").write_text("steps:\n  - id: s\n    pipeline: exec --json --shell 'cat big.json' | sort --key n | head --n 1\n", encoding="utf-8")
-    code, out, err = _run(WHOLE_PROCESS, ["run", "--mode", "tool", "flow.lobster"], tmp_path)
+    code, _, err = _run(WHOLE_PROCESS, ["run", "--mode", "tool", "flow.lobster"], tmp_path)
     assert code == 0 and "<hard exit" not in err
 
 
