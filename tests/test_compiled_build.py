@@ -4,24 +4,19 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
-import sysconfig
 from pathlib import Path
 from typing import Any
 
+import compiled_wheel
 import pytest
+from compiled_wheel import c_compiler
 from helpers import ROOT
 
 from tools import mypyc_hook
 
 PROBE = ROOT / "tests" / "compiled_probe.py"
-
-
-def c_compiler() -> str | None:
-    command = (sysconfig.get_config_var("CC") or "cc").split()
-    return shutil.which(command[0]) if command else None
 
 
 def probe(extra_env: dict[str, str]) -> dict[str, Any]:
@@ -36,13 +31,7 @@ def probe(extra_env: dict[str, str]) -> dict[str, Any]:
 def test_compiled_wheel_matches_pure_python(tmp_path: Path) -> None:
     if c_compiler() is None:
         pytest.skip("no C compiler: the mypyc build needs one")
-    wheels = tmp_path / "wheels"
-    build = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(wheels), str(ROOT)],
-        capture_output=True, text=True, env={**os.environ, mypyc_hook.ENABLE: "1", mypyc_hook.OPT_LEVEL: "0"},
-    )
-    assert build.returncode == 0, build.stdout + build.stderr
-    (wheel,) = wheels.glob("lobsterlang-*.whl")
+    wheel = compiled_wheel.build().wheel()
     assert not wheel.name.endswith("-none-any.whl"), "a compiled wheel is platform-specific"
     site = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(site), str(wheel)], check=True)
