@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -61,3 +63,28 @@ def test_hook_asks_for_mypy_only_when_enabled(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setenv(mypyc_hook.ENABLE, "1")
     assert mypyc_hook.enabled()
     assert any(req.startswith("mypy") for req in mypyc_hook.BUILD_REQUIRES)
+
+
+def _third_party_imports(paths: list[str]) -> set[str]:
+    found: set[str] = set()
+    for relative in paths:
+        for node in ast.walk(ast.parse((ROOT / relative).read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                found.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                found.add(node.module.split(".")[0])
+    return {name for name in found if name not in sys.stdlib_module_names and name != "lobsterlang"}
+
+
+def test_the_build_environment_has_every_module_the_compiled_sources_import() -> None:
+    """In pip's isolated build environment mypy sees only BUILD_REQUIRES: a missing one fails a fresh install."""
+    imported = _third_party_imports(mypyc_hook.sources(ROOT))
+    assert imported == set(mypyc_hook.IMPORTED_DISTRIBUTIONS)
+    requirements = {re.split(r"[<>=!~ ]", req, maxsplit=1)[0] for req in mypyc_hook.BUILD_REQUIRES}
+    assert set(mypyc_hook.IMPORTED_DISTRIBUTIONS.values()) <= requirements
+
+
+def test_a_failed_build_says_whether_mypy_or_the_c_compiler_stopped_it() -> None:
+    typed = "lobsterlang/lint/shellparse.py:254: error: Cannot find implementation or library stub  [import-not-found]\n"
+    assert mypyc_hook._failure_hint(typed).startswith("mypy, which mypyc runs first, reported errors")
+    assert mypyc_hook._failure_hint("error: command 'cc' failed: No such file or directory\n").startswith("it needs a C compiler")
