@@ -21,13 +21,19 @@ def may_reorder(json_text: str) -> bool:
     return _INDEX_KEY.search(json_text) is not None
 
 
+def js_keys(obj: dict[str, Any]) -> list[str]:
+    """`Object.keys(obj)`: the array-index keys ascending, then the others as inserted."""
+    indexes = sorted((key for key in obj if is_index(str(key))), key=lambda key: int(key))
+    if not indexes:
+        return list(obj)
+    chosen = set(indexes)
+    return indexes + [key for key in obj if key not in chosen]
+
+
 def js_ordered(value: Any) -> Any:
     """`value` with every object's keys in JavaScript's order (lists and scalars as they are)."""
     if isinstance(value, dict):
-        indexes = sorted((key for key in value if is_index(str(key))), key=lambda key: int(key))
-        ordered = {key: js_ordered(value[key]) for key in indexes}
-        ordered.update((key, js_ordered(item)) for key, item in value.items() if key not in ordered)
-        return ordered
+        return {key: js_ordered(value[key]) for key in js_keys(value)}
     if isinstance(value, list):
         return [js_ordered(item) for item in value]
     return value

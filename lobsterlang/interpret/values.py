@@ -51,6 +51,8 @@ def number_str(value: float) -> str:
         return "NaN"
     if math.isinf(value):
         return "Infinity" if value > 0 else "-Infinity"
+    if value == 0:
+        return "0"  # -0 too, as String(-0) prints it
     text = repr(value)
     mantissa, _, exp = text.partition("e")
     if not exp:
