@@ -25,7 +25,7 @@ class PositionMap:
         self.encoding = encoding
         lines = text.split("\n")
         # Line i starts after lines 0..i-1 and their i newlines (as LineIndex: no Python loop).
-        self._starts = list(map(add, accumulate(map(len, lines[:-1]), initial=0), range(len(lines))))
+        self._starts: list[int] = list(map(add, accumulate(map(len, lines[:-1]), initial=0), range(len(lines))))
 
     def position(self, offset: int) -> types.Position:
         offset = max(0, min(offset, len(self.text)))
