@@ -8,7 +8,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lobsterlang.compile import compile_pipeline
-from lobsterlang.interpret.pipeline.paths import get_path
 from lobsterlang.interpret.pipeline.runtime import RunContext, run_pipeline
 from lobsterlang.interpret.values import UNDEFINED, stringify
 
@@ -22,18 +21,41 @@ _ITEMS = st.lists(
 )
 
 
+def _js_read(value: Any, path: str) -> Any:
+    """`value` read along `path` as JavaScript reads JSON data (empty segments skipped; strings by UTF-16 unit)."""
+    for segment in filter(None, path.split(".")):
+        if isinstance(value, str):
+            value = value.encode("utf-16-le", "surrogatepass")
+        if isinstance(value, (list, bytes)):
+            count = len(value) // 2 if isinstance(value, bytes) else len(value)
+            if segment == "length":
+                value = count
+            elif segment.isdigit() and str(int(segment)) == segment and int(segment) < count:
+                at = int(segment)
+                value = value[2 * at : 2 * at + 2].decode("utf-16-le", "surrogatepass") if isinstance(value, bytes) else value[at]
+            else:
+                return UNDEFINED
+        elif isinstance(value, dict):
+            value = value.get(segment, UNDEFINED)
+        else:
+            return UNDEFINED
+        if value is UNDEFINED:
+            return UNDEFINED
+    return value
+
+
 def _expected(items: list[Any], path: str) -> list[dict[str, Any]]:
     """The reference's grouping, written plainly: the first value of each JSON text (`undefined` its own) and its items."""
     groups: dict[str, tuple[Any, list[Any]]] = {}
     for item in items:
-        value = get_path(item, path)
+        value = _js_read(item, path)
         text = "\0undefined" if value is UNDEFINED else stringify(value)
         groups.setdefault(text, (value, []))[1].append(item)
     return [{"key": value, "items": members, "count": len(members)} for value, members in groups.values()]
 
 
 @settings(max_examples=300, deadline=None)
-@given(items=_ITEMS, path=st.sampled_from(["k", "k.a", "0", "id"]))
+@given(items=_ITEMS, path=st.sampled_from(["k", "k.a", "0", "id", "k..a", ".", "0.length", "length"]))
 def test_groups_follow_the_json_text_of_each_key(items: list[Any], path: str) -> None:
     pipeline = compile_pipeline(f"groupBy --key {path}").ir
     assert pipeline is not None

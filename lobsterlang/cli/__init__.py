@@ -48,6 +48,10 @@ def main(argv: list[str] | None = None) -> int:
     buffers ends the process at once after flushing its output, with the same exit code
     (lobsterlang/interpret/pipeline/teardown.py); with `argv` it always returns.
     """
+    if argv is None:
+        from lobsterlang.cli.stdio import prepare_streams
+
+        prepare_streams()
     args = sys.argv[1:] if argv is None else list(argv)
     if "_LOBSTER_COMPLETE" in os.environ:  # a shell asks for completions (lobster --completion SHELL)
         from lobsterlang.cli.app import run

@@ -209,7 +209,19 @@ def stringify(value: Any, indent: int | None = None, *, sort_keys: bool = False)
     text = _dumps(data, indent, sort_keys)
     if not sort_keys and may_reorder(text):
         text = _dumps(js_ordered(data), indent, sort_keys)
+    if not text.isascii() and _SURROGATE.search(text):
+        text = _escape_lone_surrogates(text)
     return _fix_exponents(text) if "e-0" in text or "e+" in text else text
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _escape_lone_surrogates(text: str) -> str:
+    """JSON text as JavaScript's JSON.stringify writes it: a pair of surrogates (split across two characters
+    here, e.g. by a template) is the one character it encodes; a lone surrogate is written as `\\udXXX`."""
+    paired = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+    return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", paired)
 
 
 def _dumps(data: Any, indent: int | None, sort_keys: bool) -> str:

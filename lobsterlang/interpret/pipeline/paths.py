@@ -1,4 +1,9 @@
-"""Dot paths (`a.b.0`) into items, as the reference's commands resolve them."""
+"""Dot paths (`a.b.0`) into items, as the reference's commands resolve them.
+
+Two readings, as in the reference: `where` and `pick` follow every segment through objects and arrays
+(`path_getter`); `sort`, `dedupe`, `groupBy`, `template` and `map` skip empty segments (`a..b` is `a.b`,
+and `.` the item itself) and read strings too, as JavaScript does (`name.0`, `name.length`): `item_getter`.
+"""
 
 from __future__ import annotations
 
@@ -40,6 +45,53 @@ def path_getter(path: str) -> Getter:
         return get_key(value, path)
 
     return single
+
+
+def item_getter(path: str) -> Getter:
+    """The value at `path` as `sort`, `dedupe`, `groupBy`, `template` and `map` read it (see the module's doc)."""
+    segments = [segment for segment in path.split(".") if segment]
+    if not segments:
+        return _itself
+    if len(segments) > 1:
+
+        def dotted(value: Any) -> Any:
+            for segment in segments:
+                value = read_key(value, segment)
+                if value is UNDEFINED:
+                    return UNDEFINED
+            return value
+
+        return dotted
+    key = segments[0]
+
+    def single(value: Any) -> Any:
+        return value.get(key, UNDEFINED) if type(value) is dict else read_key(value, key)
+
+    return single
+
+
+def read_key(value: Any, key: str) -> Any:
+    """`value[key]` as JavaScript reads JSON data: `get_key`, and a string's UTF-16 units and `length`."""
+    return _string_key(value, key) if isinstance(value, str) else get_key(value, key)
+
+
+def _itself(value: Any) -> Any:
+    return value
+
+
+def _string_key(text: str, key: str) -> Any:
+    """`text[key]` in JavaScript: one UTF-16 code unit (half of a pair for characters beyond U+FFFF), or `length`."""
+    if text.isascii():
+        count, units = len(text), b""
+    else:
+        units = text.encode("utf-16-le", "surrogatepass")
+        count = len(units) // 2
+    if key == "length":
+        return count
+    if not (key.isascii() and key.isdigit()) or (key != "0" and key.startswith("0")) or int(key) >= count:
+        return UNDEFINED
+    at = int(key)
+    return text[at] if not units else units[2 * at : 2 * at + 2].decode("utf-16-le", "surrogatepass")
 
 
 def get_key(value: Any, key: str) -> Any:

@@ -13,7 +13,7 @@ from typing import Any
 from lobsterlang.interpret.errors import CommandError
 from lobsterlang.interpret.pipeline.args import StageArgs
 from lobsterlang.interpret.pipeline.commands.filters import compile_filter
-from lobsterlang.interpret.pipeline.paths import get_key, get_path, path_getter
+from lobsterlang.interpret.pipeline.paths import get_path, item_getter, read_key
 from lobsterlang.interpret.pipeline.runtime import RunContext, StageOutput
 from lobsterlang.interpret.pipeline.streams import close, guarded
 from lobsterlang.interpret.values import UNDEFINED, js_string, stringify
@@ -163,9 +163,14 @@ def _keyed(expression: str, filters: bool) -> tuple[str, Filters] | None:
     """The key a placeholder reads and its filters, when its path is one key; else None."""
     parts = split_pipes(expression) if filters else [expression.strip()]
     path = parts[0]
-    if "." in path or path == "this":
+    if not _one_key(path):
         return None
     return path, [compile_filter(part) for part in parts[1:]]
+
+
+def _one_key(path: str) -> bool:
+    """Whether a placeholder's path is one key (`.`, `this`, a blank and dotted paths are not)."""
+    return bool(path) and "." not in path and path != "this"
 
 
 def _placeholder(expression: str, filters: bool) -> Renderer:
@@ -173,9 +178,9 @@ def _placeholder(expression: str, filters: bool) -> Renderer:
     parts = split_pipes(expression) if filters else [expression.strip()]
     path = parts[0]
     chain = [compile_filter(part) for part in parts[1:]]
-    if not chain and "." not in path and path != "this":
+    if not chain and _one_key(path):
         return _key_shown(path)
-    getter: Callable[[Any], Any] = _itself if path in (".", "this") else path_getter(path)
+    getter: Callable[[Any], Any] = _itself if path == "this" else item_getter(path)
     if not chain:
         return lambda item: show(getter(item))
     if len(chain) == 1:
@@ -199,7 +204,7 @@ def _key_shown(key: str) -> Renderer:
     """`{{key}}` in one call per item: the most common placeholder."""
 
     def shown(item: Any) -> str:
-        return show(item.get(key, UNDEFINED) if type(item) is dict else get_key(item, key))
+        return show(item.get(key, UNDEFINED) if type(item) is dict else read_key(item, key))
 
     return shown
 

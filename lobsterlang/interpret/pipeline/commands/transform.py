@@ -12,7 +12,7 @@ from typing import Any
 
 from lobsterlang.interpret.errors import CommandError
 from lobsterlang.interpret.pipeline.args import StageArgs
-from lobsterlang.interpret.pipeline.paths import get_key, path_getter
+from lobsterlang.interpret.pipeline.paths import get_key, item_getter, path_getter
 from lobsterlang.interpret.pipeline.runtime import RunContext, StageOutput
 from lobsterlang.interpret.pipeline.streams import close, drain, freed_in_arrival_order, guarded
 from lobsterlang.interpret.values import UNDEFINED, compare, is_number, js_string, stringify, to_number, utf16_key
@@ -158,7 +158,7 @@ def run_sort(input: Iterator[Any], args: StageArgs, ctx: RunContext) -> StageOut
     key = args.get("key")
     path = key if isinstance(key, str) and key else ("true" if key is True else None)
     items = drain(input)
-    getter = path_getter(path) if path else None
+    getter = item_getter(path) if path else None
     values = [getter(item) for item in items] if getter else items
     numbers = all(type(v) is int or (type(v) is float and v == v) for v in values)
     keys = values if numbers else sort_keys(values)
@@ -197,7 +197,7 @@ def identity_key(value: Any) -> Any:
 
 def run_dedupe(input: Iterator[Any], args: StageArgs, ctx: RunContext) -> StageOutput:
     path = _key_path(args)
-    getter = path_getter(path) if path else None
+    getter = item_getter(path) if path else None
 
     def unique() -> Iterator[Any]:
         seen: set[Any] = set()
@@ -214,7 +214,7 @@ def run_group_by(input: Iterator[Any], args: StageArgs, ctx: RunContext) -> Stag
     path = _key_path(args)
     if path is None:
         raise CommandError("groupBy requires --key")
-    getter = path_getter(path)
+    getter = item_getter(path)
     arrived = drain(input)
     groups = [{"key": getter(items[0]), "items": items, "count": len(items)} for items in _grouped(arrived, path, getter).values()]
     return StageOutput(freed_in_arrival_order(groups, arrived))
