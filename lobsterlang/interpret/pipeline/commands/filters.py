@@ -14,7 +14,9 @@ from lobsterlang.interpret.values import UNDEFINED, is_number, js_string, string
 
 Filter = Callable[[Any, list[str]], Any]
 _INT = re.compile(r"[+-]?\d+")
-_DIGITS = re.compile(r"\d+")
+_JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+_DIGITS = re.compile(f"[{_JS_SPACE}]*([0-9]+)[{_JS_SPACE}]*")
+"""Epoch milliseconds written as a string: ASCII digits, with the whitespace JavaScript's `\\s` trims around them."""
 
 
 def parse_filter(expression: str) -> tuple[str, list[str]]:
@@ -136,8 +138,11 @@ def _date(value: Any, args: list[str]) -> str:
 
 def _to_date(value: Any) -> datetime | None:
     try:
-        if is_number(value) or (isinstance(value, str) and _DIGITS.fullmatch(value)):
+        if is_number(value):
             return datetime.fromtimestamp(float(value) / 1000, timezone.utc)
+        digits = _DIGITS.fullmatch(value) if isinstance(value, str) else None
+        if digits:
+            return datetime.fromtimestamp(int(digits[1]) / 1000, timezone.utc)
         text = js_string(value).strip().replace("Z", "+00:00")
         moment = datetime.fromisoformat(text)
     except (ValueError, OverflowError, OSError):
