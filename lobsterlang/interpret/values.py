@@ -175,6 +175,18 @@ def _less(a: Any, b: Any) -> bool | None:
     return na < nb
 
 
+def utf16_length(text: str) -> int:
+    """JavaScript's `text.length`: UTF-16 code units (2 for a character beyond U+FFFF)."""
+    return len(text) if text.isascii() else len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def utf16_prefix(text: str, units: int) -> str:
+    """JavaScript's `text.slice(0, units)`: may end in half of a surrogate pair, as JavaScript's does."""
+    if text.isascii():
+        return text[:units]
+    return text.encode("utf-16-le", "surrogatepass")[: 2 * max(0, units)].decode("utf-16-le", "surrogatepass")
+
+
 def utf16_key(text: str) -> bytes:
     """A sort key that orders strings by UTF-16 code units, as JavaScript does."""
     return text.encode("utf-16-be", "surrogatepass")

@@ -7,10 +7,19 @@ import math
 import re
 from collections.abc import Callable
 from datetime import datetime, timezone
+from decimal import ROUND_HALF_UP, Context, Decimal
 from typing import Any
 
 from lobsterlang.interpret.errors import CommandError
-from lobsterlang.interpret.values import UNDEFINED, is_number, js_string, stringify, to_number
+from lobsterlang.interpret.values import (
+    UNDEFINED,
+    is_number,
+    js_string,
+    stringify,
+    to_number,
+    utf16_length,
+    utf16_prefix,
+)
 
 Filter = Callable[[Any, list[str]], Any]
 _INT = re.compile(r"[+-]?\d+")
@@ -84,8 +93,9 @@ def _int_arg(args: list[str], default: int) -> int:
 
 
 def _truncate(value: Any, args: list[str]) -> str:
+    """The first `limit` UTF-16 code units and `...`, as JavaScript's `slice` counts (an emoji is two)."""
     text, limit = _text(value), _int_arg(args, 80)
-    return text[:limit] + "..." if len(text) > limit else text
+    return utf16_prefix(text, limit) + "..." if utf16_length(text) > limit else text
 
 
 def _replace(value: Any, args: list[str]) -> str:
@@ -101,7 +111,7 @@ def _last(value: Any, args: list[str]) -> Any:
 
 
 def _length(value: Any, args: list[str]) -> int:
-    return len(value) if isinstance(value, (list, str)) else 0
+    return len(value) if isinstance(value, list) else utf16_length(value) if isinstance(value, str) else 0
 
 
 def _join(value: Any, args: list[str]) -> str:
@@ -115,13 +125,32 @@ def _default(value: Any, args: list[str]) -> Any:
 
 
 def _round(value: Any, args: list[str]) -> Any:
+    """`Number(value.toFixed(digits))`: the exact value rounded half away from zero, as `toFixed` rounds."""
     number = to_number(value)
     if math.isnan(number):
         return value
-    digits = _int_arg(args, 0)
-    if math.isinf(number):
+    digits = _fixed_digits(args)
+    if math.isinf(number) or abs(number) >= 1e21:  # toFixed writes these as String(number)
         return number
-    return float(format(number, f".{max(0, min(digits, 100))}f"))
+    exact = Decimal(abs(number)).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP, context=_EXACT)
+    return math.copysign(float(exact), number)
+
+
+_EXACT = Context(prec=200)
+"""Enough digits for any double below 1e21 with up to 100 decimals."""
+
+
+_PARSE_INT = re.compile(f"[{_JS_SPACE}]*([+-]?[0-9]+)")
+
+
+def _fixed_digits(args: list[str]) -> int:
+    """`toFixed`'s digits from the filter's argument as the reference reads it, `parseInt(arg)` (no number: 0);
+    toFixed takes only 0 to 100."""
+    found = _PARSE_INT.match(args[0]) if args else None
+    digits = int(found[1]) if found else 0
+    if not 0 <= digits <= 100:
+        raise CommandError("toFixed() digits argument must be between 0 and 100")
+    return digits
 
 
 def _date(value: Any, args: list[str]) -> str:

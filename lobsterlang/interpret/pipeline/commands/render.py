@@ -9,7 +9,7 @@ from lobsterlang.interpret.jsorder import js_keys
 from lobsterlang.interpret.pipeline.args import StageArgs
 from lobsterlang.interpret.pipeline.runtime import RunContext, StageOutput
 from lobsterlang.interpret.pipeline.streams import drain
-from lobsterlang.interpret.values import UNDEFINED, is_number, js_string, stringify
+from lobsterlang.interpret.values import UNDEFINED, is_number, js_string, stringify, utf16_length
 
 TABLE_SAMPLE = 20
 
@@ -33,20 +33,16 @@ def table_text(items: list[Any]) -> str:
         return "".join(_line(item) + "\n" for item in items)
     columns = list(dict.fromkeys(key for item in sample for key in js_keys(item)))
     rows = [[_cell(item.get(column) if isinstance(item, dict) else None) for column in columns] for item in items]
-    widths = [max(3, _units(column), *(_units(row[i]) for row in rows)) for i, column in enumerate(columns)]
+    widths = [max(3, utf16_length(column), *(utf16_length(row[i]) for row in rows)) for i, column in enumerate(columns)]
     header = "  ".join(_pad(column, width) for column, width in zip(columns, widths, strict=False))
     rule = "  ".join("-" * width for width in widths)
     body = ["  ".join(_pad(cell, width) for cell, width in zip(row, widths, strict=False)) for row in rows]
     return "\n".join([header, rule, *body]) + "\n"
 
 
-def _units(text: str) -> int:
-    """JavaScript's `text.length`, which the reference pads by: UTF-16 code units."""
-    return len(text) if text.isascii() else len(text.encode("utf-16-le", "surrogatepass")) // 2
-
-
 def _pad(text: str, width: int) -> str:
-    return text + " " * (width - _units(text))
+    """`text.padEnd(width)`: the reference pads by UTF-16 code units."""
+    return text + " " * (width - utf16_length(text))
 
 
 def _cell(value: Any) -> str:
