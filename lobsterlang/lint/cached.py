@@ -34,7 +34,7 @@ def finish_cached(sources: Sequence[Source], prepared: Iterable[tuple[Prepared, 
                   cache: LintCache | None) -> list[FileResult]:
     """The results of the `prepared` sources (in order), shellcheck checking only scripts the cache does not
     know; each file's findings are stored as soon as it is finished."""
-    memo = ScriptMemo({}, str, cache.shellcheck if cache is not None else None)
+    memo = ScriptMemo(cache.shellcheck if cache is not None else None)
 
     def known_first() -> Iterator[Prepared]:
         for item, known in prepared:

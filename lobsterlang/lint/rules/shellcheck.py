@@ -8,7 +8,7 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 from lobsterlang import ir
@@ -91,20 +91,18 @@ def scripts(ctx: LintContext) -> Iterator[Script]:
 
 
 class ScriptMemo:
-    """shellcheck's comments known before this run (by key: `key(text)`), and those it learns."""
+    """shellcheck's comments on scripts, by text: known before this run (read from the cache) and learned in it."""
 
-    def __init__(self, known: dict[str, Comments] | None = None, key: Callable[[str], str] = str,
-                 version: str | None = None) -> None:
-        self.known = {} if known is None else known
-        self.key = key
+    def __init__(self, version: str | None = None) -> None:
         self.version = version
         """shellcheck's `--version` text, when known already."""
+        self.known: dict[str, Comments] = {}
         self.learned: dict[str, Comments] = {}
-        """By script text; only from shellcheck runs that succeeded (a crash is never remembered as clean)."""
+        """Only from shellcheck runs that succeeded (a crash is never remembered as clean)."""
 
     def get(self, text: str) -> Comments | None:
         learned = self.learned.get(text)
-        return learned if learned is not None else self.known.get(self.key(text))
+        return learned if learned is not None else self.known.get(text)
 
 
 def diagnostics(script: Script, comments: Comments, source: str, index: LineIndex) -> Iterator[Diagnostic]:
