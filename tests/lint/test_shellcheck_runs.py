@@ -155,3 +155,18 @@ def test_files_are_ready_once_their_scripts_are_answered_and_the_tail_shrinks(lo
     assert max(sizes) <= 40
     assert len(sizes) >= 5  # after the last file, the texts left go out in shares of what is left (not 40, 40, 10, 10)
     assert sorted(sizes)[1] >= LEAST  # a share is never less than LEAST, but for the very last
+
+
+def test_a_shellcheck_that_cannot_start_loses_nothing(tmp_path: Path, capsys: Capture, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No traceback: the run reports what it can, and nothing is remembered as clean."""
+    broken = tmp_path / "bin" / "shellcheck"
+    broken.parent.mkdir()
+    broken.write_bytes(b"\x7fELF not a program")
+    broken.chmod(0o755)
+    monkeypatch.setenv("LOBSTER_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("PATH", f"{broken.parent}{os.pathsep}{os.environ['PATH']}")
+    folder = _mixed(tmp_path / "flows", 1)
+    code, out = _lint(["--format", "json", str(folder)], capsys, False, monkeypatch)
+    assert code == 1 and "YAML syntax error" in out and "SC2045" not in out
+    monkeypatch.setenv("PATH", os.environ["PATH"].split(os.pathsep, 1)[1])
+    assert "SC2045" in _lint(["--format", "json", str(folder)], capsys, False, monkeypatch)[1]
