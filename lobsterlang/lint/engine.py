@@ -1,8 +1,8 @@
-"""Run the rules over compiled sources: compile, check, shellcheck (batched), configure, suppress."""
+"""Run the rules over compiled sources: compile, check, configure (`prepare`), then shellcheck, suppress (`finish_all`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from operator import attrgetter
 
 from lobsterlang import ir
@@ -14,9 +14,11 @@ from lobsterlang.lint.context import LintContext
 from lobsterlang.lint.effects import shell_effect
 from lobsterlang.lint.registry import Check, Rule, all_rules
 from lobsterlang.lint.rules import shellcheck
+from lobsterlang.lint.shellcheck_runs import ShellcheckRuns
 from lobsterlang.lint.shellparse import forget_scripts
-from lobsterlang.lint.suppress import apply_suppressions
+from lobsterlang.lint.suppress import Suppression, apply_suppressions, suppressions
 from lobsterlang.record import Record, replace
+from lobsterlang.span import LineIndex
 
 
 class Source(Record):
@@ -72,48 +74,81 @@ class _Selection:
         return enabled, [check for code, check in self._rules if enabled(code)]
 
 
-class _Pending:
-    """A source between compiling and reporting."""
+class Prepared(Record):
+    """A source checked by every rule but shellcheck's (L310), waiting for shellcheck's comments on its
+    scripts. It holds no IR unless `workflow` is kept, so it goes between processes cheaply."""
 
-    def __init__(self, ctx: LintContext, diagnostics: list[Diagnostic], enabled: Callable[[str], bool]) -> None:
-        self.ctx = ctx
-        self.diagnostics = diagnostics
-        self.enabled = enabled
-        self.shell_scripts: list[shellcheck.Script] = []
+    path: str
+    text: str
+    workflow: ir.Workflow | None
+    findings: tuple[Diagnostic, ...]
+    """Of the enabled codes, one code per span, at their configured severity; not yet suppressed."""
+    scripts: tuple[shellcheck.Script, ...]
+    """For shellcheck: none when L310 is off for the file or shellcheck does not run."""
+    ignores: tuple[Suppression, ...]
+    report_unused: bool
+    """Whether an ignore comment that suppresses nothing is reported (L001)."""
+    reads_files: bool
 
 
 def lint_source(source: Source, config: Config | None = None) -> FileResult:
     return lint_sources([source], config)[0]
 
 
-def lint_sources(
-    sources: Sequence[Source], config: Config | None = None, memo: shellcheck.ScriptMemo | None = None
-) -> list[FileResult]:
-    """Lint every source; shellcheck runs once for all of their scripts that `memo` does not know."""
+def lint_sources(sources: Iterable[Source], config: Config | None = None) -> list[FileResult]:
+    """Lint every source, in this process; shellcheck runs once for all of their scripts."""
     config = config or Config()
-    selection = _Selection(config, all_rules().values())
-    program = shellcheck.binary() if config.shellcheck and config.enabled("L310", "") else None
     with collector_paused():  # the results of every file stay alive until the end
-        if program is None:
-            # Each file is finished at once, so its rule indexes are freed before the next file.
-            return [_finish(_check(source, *selection.for_path(source.path), config.target), config) for source in sources]
-        with shellcheck.Runner(program, memo) as runner:
-            pending = []
-            for source in sources:
-                pending.append(_check(source, *selection.for_path(source.path), config.target))
-                _queue_scripts(pending[-1], runner)
-            found = runner.comments()
-    for item in pending:
-        for script in item.shell_scripts:
-            item.diagnostics.extend(shellcheck.diagnostics(script, found[script.text]))
-    return [_finish(p, config) for p in pending]
+        return finish_all(prepare(sources, config), config)
 
 
-def _queue_scripts(item: _Pending, runner: shellcheck.Runner) -> None:
-    """The item's scripts go to shellcheck now, while the next files compile."""
-    if item.enabled("L310"):
-        item.shell_scripts = list(shellcheck.scripts(item.ctx))
-        runner.add(script.text for script in item.shell_scripts)
+def shellcheck_program(config: Config) -> str | None:
+    """The shellcheck a run with `config` starts, if any."""
+    return shellcheck.binary() if config.shellcheck and config.enabled("L310", "") else None
+
+
+def prepare(sources: Iterable[Source], config: Config, keep_ir: bool = True) -> Iterator[Prepared]:
+    """Compile and check each source (without its IR unless `keep_ir`), as it is asked for."""
+    selection = _Selection(config, all_rules().values())
+    with_scripts = shellcheck_program(config) is not None
+    for source in sources:
+        yield _prepare(source, *selection.for_path(source.path), config, with_scripts, keep_ir)
+
+
+def finish_all(prepared: Iterable[Prepared], config: Config, memo: shellcheck.ScriptMemo | None = None,
+               done: Callable[[int, FileResult], object] | None = None) -> list[FileResult]:
+    """The results of the `prepared` files, in order. Their scripts go through one shellcheck scheduler
+    (texts `memo` knows are not checked); each file is finished, and handed to `done` with its number,
+    as soon as shellcheck has answered for its scripts."""
+    results: dict[int, FileResult] = {}
+
+    def finish_each(numbered: Iterable[tuple[int, Prepared]], runs: ShellcheckRuns[int] | None) -> None:
+        for number, item in numbered:
+            results[number] = finish(item, _shellcheck_findings(item, runs) if runs else [], config)
+            if done is not None:
+                done(number, results[number])
+
+    program = shellcheck_program(config)
+    if program is None:
+        finish_each(enumerate(prepared), None)
+        return list(results.values())
+    waiting: dict[int, Prepared] = {}
+    runs: ShellcheckRuns[int] = ShellcheckRuns(program, memo or shellcheck.ScriptMemo())
+    with runs:
+        for number, item in enumerate(prepared):
+            waiting[number] = item
+            runs.add(number, (script.text for script in item.scripts))
+            finish_each(((n, waiting.pop(n)) for n in runs.ready()), runs)
+        finish_each(((n, waiting.pop(n)) for n in runs.rest()), runs)
+    return [results[number] for number in range(len(results))]
+
+
+def _shellcheck_findings(item: Prepared, runs: ShellcheckRuns[int]) -> list[Diagnostic]:
+    answered = [(script, runs.comments(script.text)) for script in item.scripts]
+    if not any(comments for _, comments in answered):
+        return []
+    index = LineIndex(item.text)
+    return [d for script, comments in answered for d in shellcheck.diagnostics(script, comments, item.text, index)]
 
 
 def _compile(source: Source, target: str) -> tuple[LintContext, list[Diagnostic]]:
@@ -125,30 +160,35 @@ def _compile(source: Source, target: str) -> tuple[LintContext, list[Diagnostic]
     return LintContext(source.path, compiled.text, workflow=compiled.ir, target=target), list(compiled.diagnostics)
 
 
-def _check(source: Source, enabled: Callable[[str], bool], checks: list[Check], target: str) -> _Pending:
-    ctx, diagnostics = _compile(source, target)
+def _prepare(source: Source, enabled: Callable[[str], bool], checks: list[Check], config: Config, with_scripts: bool,
+             keep_ir: bool) -> Prepared:
+    ctx, diagnostics = _compile(source, config.target)
     if ctx.workflow is not None or ctx.pipeline is not None:
         for check in checks:
             diagnostics.extend(check(ctx))
         forget_scripts()  # parses are shared by the rules of one file, never kept across files
         shell_effect.cache_clear()
-    return _Pending(ctx, diagnostics, enabled)
-
-
-def _finish(item: _Pending, config: Config) -> FileResult:
-    ctx = item.ctx
-    chosen = item.diagnostics
-    disabled = {code for code in {d.code for d in chosen} if not item.enabled(code)}
+    scripts = tuple(shellcheck.scripts(ctx)) if with_scripts and enabled("L310") else ()
+    disabled = {code for code in {d.code for d in diagnostics} if not enabled(code)}
     if disabled:
-        chosen = [d for d in chosen if d.code not in disabled]
-    chosen = _one_code_per_span(chosen)
+        diagnostics = [d for d in diagnostics if d.code not in disabled]
+    chosen = _one_code_per_span(diagnostics)
     if config.severity:
         chosen = [_configured(d, config) for d in chosen]
-    if ctx.workflow is not None:
-        chosen = apply_suppressions(ctx, chosen, item.enabled("L001"), OFF_FOR_TARGET.get(config.target, ()))
-    chosen.sort(key=_POSITION)
+    ignores = suppressions(ctx) if ctx.workflow is not None else ()
     reads_files = any(type(unit.action) is ir.WorkflowCall for unit in ctx.units) if ctx.workflow else False
-    return FileResult(ctx.path, ctx.text, ctx.workflow, tuple(chosen), tuple(s.text for s in item.shell_scripts), reads_files)
+    workflow = ctx.workflow if keep_ir else None
+    return Prepared(ctx.path, ctx.text, workflow, tuple(chosen), scripts, ignores, enabled("L001"), reads_files)
+
+
+def finish(item: Prepared, shellchecked: list[Diagnostic], config: Config) -> FileResult:
+    """The result of a prepared file, given the L310 findings on its scripts."""
+    if config.severity:
+        shellchecked = [_configured(d, config) for d in shellchecked]
+    chosen = apply_suppressions(item.ignores, [*item.findings, *shellchecked], item.report_unused,
+                                OFF_FOR_TARGET.get(config.target, ()))
+    chosen.sort(key=_POSITION)
+    return FileResult(item.path, item.text, item.workflow, tuple(chosen), tuple(s.text for s in item.scripts), item.reads_files)
 
 
 _EXPLAINED_BY = {"L302": frozenset({"L102", "L103", "L408"})}

@@ -1,4 +1,8 @@
-"""Lint many sources over one worker process per CPU, results in input order; few sources stay in this process."""
+"""Lint many sources over one worker process per CPU, results in input order; few sources stay in this process.
+
+The workers compile and check the files in small chunks; this process runs shellcheck on every script of
+the run (`ShellcheckRuns`: one shellcheck process per CPU until the end) and finishes each file.
+"""
 
 from __future__ import annotations
 
@@ -7,17 +11,17 @@ from functools import partial
 from pathlib import Path
 
 from lobsterlang.cpus import usable_cpus
-from lobsterlang.lint.cached import cached_results, lint_cached
+from lobsterlang.gcpause import collector_paused
+from lobsterlang.lint.cached import Known, cached_results, finish_cached, prepare_cached
 from lobsterlang.lint.config import Config
-from lobsterlang.lint.engine import FileResult, Source, lint_sources
+from lobsterlang.lint.engine import FileResult, Prepared, Source
 from lobsterlang.lint.lint_cache import LintCache, open_cache, shellcheck_version
 from lobsterlang.lint.rules import shellcheck
-from lobsterlang.record import replace
 
 PARALLEL_FROM = 24
 """Fewer sources than this are linted in this process: starting workers would cost more."""
-CHUNKS_PER_WORKER = 2
-"""Contiguous chunks per worker: few, so each shellcheck batch stays large; more than one, to even out the load."""
+CHUNK = 8
+"""Sources per task of a worker: small, so that shellcheck gets their scripts early and the workers end together."""
 
 
 def lint_in_parallel(sources: list[Source], config: Config, cache_dir: Path | None, keep_ir: bool) -> list[FileResult]:
@@ -45,14 +49,16 @@ def _open(cache_dir: Path, config: Config, reuse_findings: bool) -> LintCache:
 def _lint_all(sources: list[Source], config: Config, cache: LintCache | None, keep_ir: bool) -> list[FileResult]:
     workers = usable_cpus()
     if len(sources) < PARALLEL_FROM or workers < 2:
-        return _lint_chunk(sources, config, cache)
-    size = -(-len(sources) // (workers * CHUNKS_PER_WORKER))
-    chunks = [sources[start : start + size] for start in range(0, len(sources), size)]
-    work = partial(_lint_chunk, config=config, cache=cache, keep_ir=keep_ir)
+        with collector_paused():
+            return finish_cached(sources, prepare_cached(sources, config, cache, keep_ir), config, cache)
+    chunks = [sources[start : start + CHUNK] for start in range(0, len(sources), CHUNK)]
+    work = partial(_prepare_chunk, config=config, cache=cache, keep_ir=keep_ir)
     with ProcessPoolExecutor(workers) as pool:
-        return [result for part in pool.map(work, chunks) for result in part]
+        parts = pool.map(work, chunks)  # the workers start here, before this process pauses its collector
+        with collector_paused():
+            return finish_cached(sources, (item for part in parts for item in part), config, cache)
 
 
-def _lint_chunk(sources: list[Source], config: Config, cache: LintCache | None, keep_ir: bool = True) -> list[FileResult]:
-    results = lint_cached(sources, config, cache) if cache is not None else lint_sources(sources, config)
-    return results if keep_ir else [replace(result, workflow=None) for result in results]
+def _prepare_chunk(sources: list[Source], config: Config, cache: LintCache | None, keep_ir: bool) -> list[tuple[Prepared, Known]]:
+    with collector_paused():
+        return list(prepare_cached(sources, config, cache, keep_ir))

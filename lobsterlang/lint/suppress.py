@@ -8,20 +8,21 @@ from collections.abc import Iterator
 from lobsterlang import ir
 from lobsterlang.diagnostics import Diagnostic
 from lobsterlang.lint.context import LintContext
+from lobsterlang.lint.registry import all_rules
+from lobsterlang.record import Record
 from lobsterlang.span import Span
 
 _IGNORE_RE = re.compile(r"#\s*lobster:\s*ignore(?:\[([^\]]*)\])?")
 
 
-class Suppression:
-    """One ignore comment: the codes it names (None: all) and the offsets it covers."""
+class Suppression(Record):
+    """One ignore comment: the codes it names (None: all) and what it covers: its line, and the offsets of
+    the step it stands on. Holds no IR: findings are suppressed after shellcheck's, in another process."""
 
-    def __init__(self, codes: tuple[str, ...] | None, span: Span, line: int) -> None:
-        self.codes = codes
-        self.span = span
-        self.line = line
-        self.ranges: list[tuple[int, int]] = []
-        self.used = False
+    codes: tuple[str, ...] | None
+    span: Span
+    line: int
+    ranges: tuple[tuple[int, int], ...] = ()
 
     def covers(self, diag: Diagnostic) -> bool:
         if self.codes is not None and not any(diag.code.startswith(c) for c in self.codes):
@@ -47,9 +48,7 @@ def _yaml_comments(ctx: LintContext) -> Iterator[Suppression]:
     for comment in ctx.workflow.comments if ctx.workflow else ():
         found = _parse(comment.text)
         if found:
-            suppression = Suppression(_codes(found), comment.span, comment.span.line)
-            suppression.ranges = _step_ranges(ctx, comment.span)
-            yield suppression
+            yield Suppression(_codes(found), comment.span, comment.span.line, _step_ranges(ctx, comment.span))
 
 
 def _own_line(ctx: LintContext, span: Span) -> bool:
@@ -57,13 +56,13 @@ def _own_line(ctx: LintContext, span: Span) -> bool:
     return not ctx.text[line_start : span.start].strip()
 
 
-def _step_ranges(ctx: LintContext, span: Span) -> list[tuple[int, int]]:
+def _step_ranges(ctx: LintContext, span: Span) -> tuple[tuple[int, int], ...]:
     """A comment on a step's first line, or alone on the line above it, covers the whole step."""
     above = _own_line(ctx, span)
-    return [
+    return tuple(
         (u.span.start, u.span.end) for u in ctx.units
         if u.span.line == span.line or (above and u.span.line == span.line + 1)
-    ]
+    )
 
 
 def _script_comments(ctx: LintContext) -> Iterator[Suppression]:
@@ -79,26 +78,32 @@ def _script_comments(ctx: LintContext) -> Iterator[Suppression]:
                     yield Suppression(_codes(found), span, span.line)
 
 
-def suppressions(ctx: LintContext) -> list[Suppression]:
-    return [*_yaml_comments(ctx), *_script_comments(ctx)]
+def suppressions(ctx: LintContext) -> tuple[Suppression, ...]:
+    return (*_yaml_comments(ctx), *_script_comments(ctx))
 
 
-def apply_suppressions(ctx: LintContext, diagnostics: list[Diagnostic], report_unused: bool, inactive: tuple[str, ...] = ()) -> list[Diagnostic]:
-    """Drop suppressed diagnostics; add an L001 finding for each comment that suppressed nothing.
+def apply_suppressions(found: tuple[Suppression, ...], diagnostics: list[Diagnostic], report_unused: bool,
+                       inactive: tuple[str, ...] = ()) -> list[Diagnostic]:
+    """Drop the diagnostics a comment of `found` covers; add an L001 finding for each comment that
+    suppressed nothing.
 
     A comment naming only `inactive` codes (rules off for the file's target runtime) is not reported.
     """
-    found = suppressions(ctx)
     if not found:
         return diagnostics
     kept = []
+    used: set[int] = set()
     for diag in diagnostics:
-        covering = [s for s in found if s.covers(diag)]
-        for suppression in covering:
-            suppression.used = True
+        covering = [number for number, suppression in enumerate(found) if suppression.covers(diag)]
+        used.update(covering)
         if not covering:
             kept.append(diag)
     if report_unused:
-        kept.extend(ctx.diag("L001", s.span, f"`{s.label}` suppresses nothing here", "remove the comment") for s in found
-                    if not s.used and not (s.codes and all(c in inactive for c in s.codes)))
+        kept.extend(_unused(s) for number, s in enumerate(found)
+                    if number not in used and not (s.codes and all(c in inactive for c in s.codes)))
     return kept
+
+
+def _unused(suppression: Suppression) -> Diagnostic:
+    rule = all_rules()["L001"]
+    return Diagnostic(rule.code, rule.severity, f"`{suppression.label}` suppresses nothing here", suppression.span, None, "remove the comment")

@@ -68,6 +68,32 @@ def _skip(raw: str, j: int, ch: str) -> int:
 
 
 Offsets = Callable[[ir.Template], list[tuple[int, ir.TemplatePart]]]
+Placed = tuple[int, int, int, str]
+"""One template part placed: its offset in the template's text, its start and end in the file, its text."""
+
+
+def placed(offsets: list[tuple[int, ir.TemplatePart]]) -> tuple[Placed, ...]:
+    """The parts of `part_offsets(template)` as plain tuples: all a span needs, without the IR."""
+    return tuple((start, part.span.start, part.span.end, part_text(part)) for start, part in offsets)
+
+
+def file_offset(source: str, parts: tuple[Placed, ...], fallback: int, at: int) -> int:
+    """The offset in `source` of character `at` of a template placed as `parts` (`fallback`: where it starts)."""
+    for start, first, end, text in reversed(parts):
+        if at >= start or start == 0:
+            raw = source[first:end]
+            delta = at - start
+            if raw == text:
+                return first + min(delta, len(raw))
+            return first + align(text, raw, max(0, min(delta, len(text))))
+    return fallback
+
+
+def file_span(index: LineIndex, source: str, parts: tuple[Placed, ...], fallback: int, start: int, end: int) -> Span:
+    """The file span of characters `start` to `end` of a template placed as `parts`."""
+    first = file_offset(source, parts, fallback, start)
+    last = file_offset(source, parts, fallback, max(start, end - 1)) + 1 if end > start else first
+    return index.span(first, max(first, last))
 
 
 class TextMap:
@@ -78,26 +104,9 @@ class TextMap:
         self.offsets = offsets
         self.index = LineIndex(source)
 
-    def offset(self, template: ir.Template, at: int) -> int:
-        """The file offset of character `at` of `template.text`."""
-        for start, part in reversed(self.offsets(template)):
-            if at >= start or start == 0:
-                return self._in_part(part, at - start)
-        return template.span.start
-
-    def _in_part(self, part: ir.TemplatePart, delta: int) -> int:
-        span = part.span
-        raw = self.source[span.start : span.end]
-        text = part_text(part)
-        if raw == text:
-            return span.start + min(delta, len(raw))
-        return span.start + align(text, raw, max(0, min(delta, len(text))))
-
     def span(self, template: ir.Template, start: int, end: int) -> Span:
         """The file span of `template.text[start:end]`."""
-        first = self.offset(template, start)
-        last = self.offset(template, max(start, end - 1)) + 1 if end > start else first
-        return self.index.span(first, max(first, last))
+        return file_span(self.index, self.source, placed(self.offsets(template)), template.span.start, start, end)
 
     def line_col(self, offset: int) -> tuple[int, int]:
         return self.index.line_col(offset)

@@ -8,20 +8,17 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
-from functools import partial
+from collections.abc import Iterator
 from pathlib import Path
 
 from lobsterlang import ir
-from lobsterlang.cpus import usable_cpus
 from lobsterlang.diagnostics import Diagnostic, Severity
 from lobsterlang.lint.context import LintContext
-from lobsterlang.lint.lint_cache import Comments, shellcheck_version
+from lobsterlang.lint.lint_cache import Comments
 from lobsterlang.lint.registry import Rule, register
-from lobsterlang.lint.textmap import part_offsets
+from lobsterlang.lint.textmap import Placed, file_span, placed
 from lobsterlang.record import Record
+from lobsterlang.span import LineIndex
 
 SHELLCHECK = register(
     Rule("L310", "shellcheck", Severity.WARNING, "a shellcheck finding in a `run:` script (needs the shellcheck binary)")
@@ -29,15 +26,18 @@ SHELLCHECK = register(
 EXCLUDED = ("SC1091", "SC2154")
 """Not useful here: sourced files are not followed, and variables come from the step's environment."""
 _LEVELS = {"error": Severity.ERROR, "warning": Severity.WARNING, "info": Severity.INFO, "style": Severity.INFO}
-_BATCH = 400
 
 
 class Script(Record):
-    """One shell script to check: the template it comes from, with references blanked out."""
+    """One shell script to check, as shellcheck sees it (references blanked out), with where its parts
+    stand in the file: what maps a comment back to the file, without the IR (it goes between processes)."""
 
-    ctx: LintContext
-    template: ir.Template
     text: str
+    args: tuple[tuple[int, int], ...]
+    """Where the `${arg}` placeholders stand in `text`."""
+    parts: tuple[Placed, ...]
+    start: int
+    """Where the script's template starts in the file."""
 
 
 def binary() -> str | None:
@@ -46,12 +46,12 @@ def binary() -> str | None:
     return shutil.which("shellcheck") or (str(beside) if beside.is_file() else None)
 
 
-def blanked(template: ir.Template) -> str:
-    """The script as shellcheck should see it, each reference replaced by text of the same length: a
-    `${arg}` by a variable (`$____`: the runtime passes a quoted variable, so `[ "${x}" = y ]` is no
-    constant), a `$step.path` by underscores (a word the runtime pastes in)."""
+def blanked(offsets: list[tuple[int, ir.TemplatePart]]) -> str:
+    """The script (a template's `part_offsets`) as shellcheck should see it, each reference replaced by text
+    of the same length: a `${arg}` by a variable (`$____`: the runtime passes a quoted variable, so
+    `[ "${x}" = y ]` is no constant), a `$step.path` by underscores (a word the runtime pastes in)."""
     out = []
-    for _, part in part_offsets(template):
+    for _, part in offsets:
         width = part.span.end - part.span.start
         if isinstance(part, ir.Text):
             out.append(part.value)
@@ -60,15 +60,15 @@ def blanked(template: ir.Template) -> str:
     return "".join(out)
 
 
-def _arg_ranges(template: ir.Template) -> list[tuple[int, int]]:
+def _arg_ranges(offsets: list[tuple[int, ir.TemplatePart]]) -> tuple[tuple[int, int], ...]:
     """Where the `${arg}` placeholders stand in the blanked script (offsets)."""
     ranges, at = [], 0
-    for _, part in part_offsets(template):
+    for _, part in offsets:
         width = len(part.value) if isinstance(part, ir.Text) else part.span.end - part.span.start
         if isinstance(part, ir.ArgRef):
             ranges.append((at, at + width))
         at += width
-    return ranges
+    return tuple(ranges)
 
 
 _QUOTED_BY_RUNTIME = frozenset({2086})
@@ -80,97 +80,36 @@ def _about_an_arg(script: Script, comment: dict[str, object]) -> bool:
     if comment.get("code") not in _QUOTED_BY_RUNTIME:
         return False
     start = _offset(script.text, int(str(comment.get("line", 1))), int(str(comment.get("column", 1))))
-    return any(low <= start < high for low, high in _arg_ranges(script.template))
+    return any(low <= start < high for low, high in script.args)
 
 
 def scripts(ctx: LintContext) -> Iterator[Script]:
     for _, run in ctx.shell_runs:
         if run.command.text.strip():
-            yield Script(ctx, run.command, blanked(run.command))
+            offsets = ctx.offsets(run.command)
+            yield Script(blanked(offsets), _arg_ranges(offsets), placed(offsets), run.command.span.start)
 
 
 class ScriptMemo:
-    """shellcheck's comments known before this run (by key: `key(text)`), and those it learns."""
+    """shellcheck's comments on scripts, by text: known before this run (read from the cache) and learned in it."""
 
-    def __init__(self, known: Mapping[str, Comments] | None = None, key: Callable[[str], str] = str,
-                 version: str | None = None) -> None:
-        self.known = known or {}
-        self.key = key
+    def __init__(self, version: str | None = None) -> None:
         self.version = version
         """shellcheck's `--version` text, when known already."""
+        self.known: dict[str, Comments] = {}
         self.learned: dict[str, Comments] = {}
-        """By script text; only from shellcheck runs that succeeded (a crash is never remembered as clean)."""
+        """Only from shellcheck runs that succeeded (a crash is never remembered as clean)."""
 
     def get(self, text: str) -> Comments | None:
         learned = self.learned.get(text)
-        return learned if learned is not None else self.known.get(self.key(text))
+        return learned if learned is not None else self.known.get(text)
 
 
-class Runner:
-    """shellcheck over scripts as they come: a batch starts as soon as it is full, so shellcheck runs while
-    the caller compiles the next files; batches spread over one thread (and shellcheck process) per CPU.
-
-    Each distinct text is checked once; texts `memo` knows are not checked. Use as a context manager.
-    """
-
-    def __init__(self, program: str, memo: ScriptMemo | None = None, batch: int = _BATCH) -> None:
-        self.memo = memo or ScriptMemo()
-        self._program = program
-        self._batch = batch
-        self._queued: list[str] = []
-        self._seen: set[str] = set()
-        self._running: list[tuple[list[str], Future[list[Comments] | None]]] = []
-        self._workers = usable_cpus()
-        self._started: tuple[tempfile.TemporaryDirectory[str], ThreadPoolExecutor, Callable[..., list[Comments] | None]] | None = None
-        """The scratch directory, the threads and the batch function, made for the first batch."""
-
-    def __enter__(self) -> Runner:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._started is not None:
-            tmp, pool, _ = self._started
-            pool.shutdown(wait=True, cancel_futures=True)
-            tmp.cleanup()
-
-    def add(self, texts: Iterable[str]) -> None:
-        for text in texts:
-            if text not in self._seen:
-                self._seen.add(text)
-                if self.memo.get(text) is None:
-                    self._queued.append(text)
-        while len(self._queued) >= self._batch:
-            self._submit(self._queued[: self._batch])
-            del self._queued[: self._batch]
-
-    def comments(self) -> dict[str, Comments]:
-        """shellcheck's comments on every text added (none where shellcheck failed), once all batches ran;
-        the rest is split evenly over the threads."""
-        size = max(1, -(-len(self._queued) // self._workers))
-        for start in range(0, len(self._queued), size):
-            self._submit(self._queued[start : start + size])
-        self._queued = []
-        for batch, future in self._running:
-            comments = future.result()
-            if comments is not None:
-                self.memo.learned.update(zip(batch, comments, strict=True))
-        self._running = []
-        return {text: self.memo.get(text) or [] for text in self._seen}
-
-    def _submit(self, batch: list[str]) -> None:
-        if self._started is None:
-            tmp = tempfile.TemporaryDirectory(prefix="lobster-shellcheck-", dir=scratch_dir())
-            flags = options(self.memo.version or shellcheck_version(None, self._program))
-            self._started = tmp, ThreadPoolExecutor(self._workers), partial(_run_batch, tmp=Path(tmp.name), program=self._program, flags=flags)
-        _, pool, work = self._started
-        self._running.append((batch, pool.submit(work, batch, len(self._running))))
-
-
-def diagnostics(script: Script, comments: Comments) -> Iterator[Diagnostic]:
-    """The L310 findings of shellcheck's `comments` on `script`."""
+def diagnostics(script: Script, comments: Comments, source: str, index: LineIndex) -> Iterator[Diagnostic]:
+    """The L310 findings of shellcheck's `comments` on `script`, in the file `source` (lines: `index`)."""
     for comment in comments:
         if not _about_an_arg(script, comment):
-            yield _diagnostic(script, comment)
+            yield _diagnostic(script, comment, source, index)
 
 
 def options(version: str) -> list[str]:
@@ -194,14 +133,18 @@ def scratch_dir() -> str | None:
     return None
 
 
-def _run_batch(batch: list[str], number: int, *, tmp: Path, program: str, flags: list[str]) -> list[Comments] | None:
-    """shellcheck's comments on each text of `batch` (without their `file` key), in order; None when shellcheck failed."""
+def check_batch(batch: list[str], number: int, *, tmp: Path, program: str, flags: list[str]) -> list[Comments] | None:
+    """shellcheck's comments on each text of `batch` (without their `file` key), in order; None when shellcheck
+    failed or could not start. The scripts are written to `tmp`, named by the batch's `number`."""
     files: dict[str, Comments] = {}
-    for index, text in enumerate(batch):
-        path = tmp / f"b{number}-s{index}.sh"
-        path.write_text(text, encoding="utf-8")
-        files[str(path)] = []
-    proc = subprocess.run([program, *flags, *files], capture_output=True, text=True, check=False)
+    try:
+        for index, text in enumerate(batch):
+            path = tmp / f"b{number}-s{index}.sh"
+            path.write_text(text, encoding="utf-8")
+            files[str(path)] = []
+        proc = subprocess.run([program, *flags, *files], capture_output=True, text=True, check=False)
+    except OSError:
+        return None
     if proc.returncode not in (0, 1):
         return None
     for comment in json.loads(proc.stdout or '{"comments": []}').get("comments", []):
@@ -218,11 +161,11 @@ def _offset(text: str, line: int, column: int) -> int:
     return min(len(text), before + min(max(0, column - 1), len(current)))
 
 
-def _diagnostic(script: Script, comment: dict[str, object]) -> Diagnostic:
+def _diagnostic(script: Script, comment: dict[str, object], source: str, index: LineIndex) -> Diagnostic:
     text = script.text
     start = _offset(text, int(str(comment.get("line", 1))), int(str(comment.get("column", 1))))
     end = _offset(text, int(str(comment.get("endLine", 1))), int(str(comment.get("endColumn", 1))))
-    span = script.ctx.textmap.span(script.template, start, max(start + 1, end))
+    span = file_span(index, source, script.parts, script.start, start, max(start + 1, end))
     code = f"SC{comment.get('code')}"
     level = _LEVELS.get(str(comment.get("level")), Severity.WARNING)
     hint = f"see https://www.shellcheck.net/wiki/{code}; silence with `# shellcheck disable={code}` in the script"
