@@ -161,3 +161,62 @@ class LineIndex:
     @property
     def line_count(self) -> int:
         return len(self._starts)
+
+
+class StepIndex(LineIndex):
+    """A LineIndex for one part of a document (a workflow step) that can move: the spans it makes keep their
+    offsets relative to `base`, so moving the part (`move`) moves them all at once, without rebuilding them.
+
+    An editor recompiles a document on every change; a step whose text did not change keeps its IR and only
+    moves (`lobsterlang.compile.reuse`). Offsets given and read are the document's, as with a LineIndex.
+    """
+
+    __slots__ = ("base", "doc")
+
+    def __init__(self, doc: LineIndex, base: int) -> None:
+        self.doc, self.base, self.length = doc, base, doc.length
+
+    def move(self, doc: LineIndex, base: int) -> None:
+        """The part now starts at `base` of the document `doc` indexes: every span made here follows."""
+        self.doc, self.base, self.length = doc, base, doc.length
+
+    def span(self, start: int, end: int) -> Span:
+        if not 0 <= start <= end <= self.length:
+            start = max(0, min(start, self.length))
+            end = max(start, min(end, self.length))
+        return _RelativeSpan._make((start - self.base, end - self.base, self))
+
+    def line_col(self, offset: int) -> tuple[int, int]:
+        return self.doc.line_col(offset)
+
+    def line_of(self, offset: int) -> int:
+        return self.doc.line_of(offset)
+
+    def col_of(self, offset: int) -> int:
+        return self.doc.col_of(offset)
+
+    def line_start(self, line: int) -> int:
+        return self.doc.line_start(line)
+
+    @property
+    def line_count(self) -> int:
+        return self.doc.line_count
+
+
+class _RelativeSpan(Span):
+    """The tuple `(start - base, end - base, step index)`: a span that moves with its StepIndex."""
+
+    __slots__ = ()
+
+    if not TYPE_CHECKING:
+        start = property(lambda self: self[0] + self[2].base, doc=Span.start.__doc__)
+        end = property(lambda self: self[1] + self[2].base, doc=Span.end.__doc__)
+        line = property(lambda self: self[2].doc.line_of(self[0] + self[2].base), doc=Span.line.__doc__)
+        col = property(lambda self: self[2].doc.col_of(self[0] + self[2].base), doc=Span.col.__doc__)
+        end_line = property(lambda self: self[2].doc.line_of(self[1] + self[2].base), doc=Span.end_line.__doc__)
+        end_col = property(lambda self: self[2].doc.col_of(self[1] + self[2].base), doc=Span.end_col.__doc__)
+
+    def _values(self) -> tuple[int, int, int, int, int, int]:
+        relative_start, relative_end, part = self
+        start, end = relative_start + part.base, relative_end + part.base
+        return (start, end, *part.doc.line_col(start), *part.doc.line_col(end))

@@ -10,6 +10,7 @@ from pygls.uris import from_fs_path, to_fs_path
 
 from lobsterlang import ir
 from lobsterlang.compile import CompileResult
+from lobsterlang.compile.reuse import StepCache, reusing_steps
 from lobsterlang.diagnostics import Diagnostic
 from lobsterlang.lint import Config, ConfigError, Source, find_config, lint_source, load_config
 from lobsterlang.query.names import Occurrence, definitions, occurrences, occurrences_within
@@ -101,6 +102,8 @@ class Documents:
         self._config_errors: dict[str, str] = {}
         self._shown_errors: set[str] = set()
         self.dirty: set[str] = set()
+        self._steps: dict[str, StepCache] = {}
+        """By URI: the steps of the document's last compile for diagnostics, which the next one reuses."""
 
     def analysis(self, uri: str, text: str, version: int | None) -> Analysis:
         """The analysis of this version (nothing is computed until asked)."""
@@ -120,13 +123,15 @@ class Documents:
             config = self.config_for(analysis.path)
             if not shellcheck:
                 config = replace(config, shellcheck=False)
-            linted = lint_source(Source(analysis.path, analysis.text), config)
+            with reusing_steps(self._steps.setdefault(analysis.uri, StepCache())):  # unchanged steps move, not recompile
+                linted = lint_source(Source(analysis.path, analysis.text), config)
             analysis.linted(linted.diagnostics, linted.workflow)
             analysis.with_shellcheck = shellcheck and config.shellcheck
         assert analysis.findings is not None
         return analysis.findings
 
     def forget(self, uri: str) -> None:
+        self._steps.pop(uri, None)
         self._analyses.pop(uri, None)
         self._last_good.pop(uri, None)
         self.dirty.discard(uri)

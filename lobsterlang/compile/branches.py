@@ -9,6 +9,7 @@ import yaml
 from lobsterlang import ir
 from lobsterlang.compile import fields
 from lobsterlang.compile.context import Context, Entry, is_map, is_seq, is_str, value_of
+from lobsterlang.compile.ids import SeenIds
 from lobsterlang.compile.recovery import check_timeout
 
 PARALLEL_KEYS = frozenset({"wait", "timeout_ms", "branches"})
@@ -17,7 +18,7 @@ BRANCH_EXEC = ("run", "command", "pipeline")
 _IGNORED_ON_BRANCH = frozenset({"when", "condition", "timeout_ms", "retry", "on_error"})
 
 
-def parallel(ctx: Context, step_id: str, node: yaml.MappingNode, seen_ids: set[str]) -> ir.Parallel:
+def parallel(ctx: Context, step_id: str, node: yaml.MappingNode, seen_ids: SeenIds) -> ir.Parallel:
     """Check a `parallel` mapping in the reference's order; branch ids join `seen_ids`."""
     label = f"Workflow step {step_id} parallel"
     entries = ctx.mapping(node)
@@ -41,7 +42,7 @@ def parallel(ctx: Context, step_id: str, node: yaml.MappingNode, seen_ids: set[s
     return ir.Parallel(wait if isinstance(wait, str) else None, timeout, tuple(branches), extra, ctx.span(node))
 
 
-def _branch(ctx: Context, step_id: str, node: yaml.Node, local: set[str], seen: set[str]) -> ir.Branch | None:
+def _branch(ctx: Context, step_id: str, node: yaml.Node, local: set[str], seen: SeenIds) -> ir.Branch | None:
     label = f"Workflow step {step_id} parallel"
     if not is_map(node):
         ctx.error("S106", f"{label} branches must be objects", node)
@@ -70,7 +71,7 @@ def _branch(ctx: Context, step_id: str, node: yaml.Node, local: set[str], seen: 
 
 
 def _check_branch_id(
-    ctx: Context, label: str, step_id: str, branch_id: str, where: yaml.Node, local: set[str], seen: set[str]
+    ctx: Context, label: str, step_id: str, branch_id: str, where: yaml.Node, local: set[str], seen: SeenIds
 ) -> None:
     if branch_id == step_id:
         ctx.error("S106", f"{label} branch id cannot match the step id", where, "rename the branch")

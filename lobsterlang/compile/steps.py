@@ -10,6 +10,9 @@ import yaml
 from lobsterlang import ir
 from lobsterlang.compile import branches, fields, gates, loops, recovery
 from lobsterlang.compile.context import Context, Entry, is_map, is_str, value_of
+from lobsterlang.compile.ids import SeenIds
+from lobsterlang.compile.reuse import CompiledStep, StepCache, StepKey, active_cache
+from lobsterlang.span import StepIndex
 from lobsterlang.syntax.text import is_blank
 
 STEP_KEYS = frozenset(
@@ -25,12 +28,53 @@ _INPUT_EXCLUDES = "input steps cannot define run, command, pipeline, workflow, p
 
 
 def compile_steps(ctx: Context, nodes: list[yaml.Node]) -> tuple[ir.Step, ...]:
-    seen: set[str] = set()
-    compiled = _compile_releasing(ctx, nodes, seen) if ctx.releases_steps else (compile_step(ctx, node, seen) for node in nodes)
+    seen = SeenIds()
+    cache = active_cache() if ctx.releases_steps else None
+    if cache is not None:
+        compiled = _compile_reusing(ctx, nodes, seen, cache)
+    elif ctx.releases_steps:
+        compiled = _compile_releasing(ctx, nodes, seen)
+    else:
+        compiled = (compile_step(ctx, node, seen) for node in nodes)
     return tuple(step for step in compiled if step is not None)
 
 
-def _compile_releasing(ctx: Context, nodes: list[Any], seen: set[str]) -> Iterator[ir.Step | None]:
+def _compile_reusing(ctx: Context, nodes: list[Any], seen: SeenIds, cache: StepCache) -> Iterator[ir.Step | None]:
+    """`_compile_releasing`, taking from `cache` each step whose text, column and ids before it are unchanged
+    (moved to where it stands now), and leaving this compile's steps in it."""
+    kept: dict[StepKey, CompiledStep] = {}
+    before, reused, document = 0, 0, ctx.index
+    for i, node in enumerate(nodes):
+        nodes[i] = None
+        start = node.start_mark.index
+        key = (ctx.text[start : node.end_mark.index], node.start_mark.column, before)
+        done = cache.steps.get(key)
+        if done is None:
+            done = _compile_movable(ctx, node, seen, StepIndex(document, start))
+        else:
+            done.index.move(document, start)
+            ctx.extend(list(done.diagnostics))
+            seen.update(done.ids)
+            reused += 1
+        kept[key] = done
+        before = hash((before, done.ids))
+        yield done.step
+    cache.steps, cache.reused = kept, reused
+
+
+def _compile_movable(ctx: Context, node: yaml.Node, seen: SeenIds, part: StepIndex) -> CompiledStep:
+    """Compile one step with every position made through `part`, so that a later compile can move it."""
+    mark, first, known, document = ctx.mappings_read, len(ctx.diagnostics), len(seen.order), ctx.index
+    ctx.index = part
+    try:
+        step = compile_step(ctx, node, seen)
+    finally:
+        ctx.index = document
+    ctx.forget_mappings_since(mark)
+    return CompiledStep(part, step, tuple(ctx.diagnostics[first:]), tuple(seen.order[known:]))
+
+
+def _compile_releasing(ctx: Context, nodes: list[Any], seen: SeenIds) -> Iterator[ir.Step | None]:
     """Compile the steps in order, letting go of each step's nodes once its IR is built.
 
     The IR keeps no node, so a large file's node tree shrinks as its IR grows instead of
@@ -45,7 +89,7 @@ def _compile_releasing(ctx: Context, nodes: list[Any], seen: set[str]) -> Iterat
         ctx.forget_mappings_since(mark)
 
 
-def compile_step(ctx: Context, node: yaml.Node, seen: set[str]) -> ir.Step | None:
+def compile_step(ctx: Context, node: yaml.Node, seen: SeenIds) -> ir.Step | None:
     """Check one top-level step; `seen` holds the step and branch ids before it."""
     if not isinstance(node, yaml.MappingNode):
         ctx.error("S101", "Workflow step must be an object", node, "write `- id: name` followed by the step's keys")
@@ -86,7 +130,7 @@ def _check_workflow(ctx: Context, label: str, entries: dict[str, Entry]) -> None
         ctx.error("S104", f"{label} workflow_args must be a plain object", entries["workflow_args"][1])
 
 
-def _parallel(ctx: Context, step_id: str, entry: Entry, seen: set[str]) -> ir.Parallel | None:
+def _parallel(ctx: Context, step_id: str, entry: Entry, seen: SeenIds) -> ir.Parallel | None:
     node = entry[1]
     if not isinstance(node, yaml.MappingNode):
         ctx.error("S105", f"Workflow step {step_id} parallel must be an object", node, "write `parallel: {branches: [...]}`")

@@ -34,11 +34,12 @@ class ShellEffect:
         self.why, self.start, self.end = why, start, end
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=8192)
 def shell_effect(text: str) -> ShellEffect | None:
     """The first side-effecting command of shell text, judged from its parsed commands and flags.
 
-    Cached like `shellparse.parse` (several rules ask about the same stage); the engine clears both after each file.
+    Several rules ask about the same text, and an editor asks again at every change: the answers (a few
+    numbers each, no parse tree) stay cached across files, unlike `shellparse.parse`'s trees.
     """
     if not may_act(text):
         return None

@@ -11,7 +11,6 @@ from lobsterlang.diagnostics import Diagnostic
 from lobsterlang.gcpause import collector_paused
 from lobsterlang.lint.config import OFF_FOR_TARGET, Config, ignored_here
 from lobsterlang.lint.context import LintContext
-from lobsterlang.lint.effects import shell_effect
 from lobsterlang.lint.registry import Check, Rule, all_rules
 from lobsterlang.lint.rules import shellcheck
 from lobsterlang.lint.shellcheck_runs import ShellcheckRuns
@@ -167,7 +166,6 @@ def _prepare(source: Source, enabled: Callable[[str], bool], checks: list[Check]
         for check in checks:
             diagnostics.extend(check(ctx))
         forget_scripts()  # parses are shared by the rules of one file, never kept across files
-        shell_effect.cache_clear()
     scripts = tuple(shellcheck.scripts(ctx)) if with_scripts and enabled("L310") else ()
     disabled = {code for code in {d.code for d in diagnostics} if not enabled(code)}
     if disabled:

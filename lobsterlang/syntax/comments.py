@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from operator import itemgetter
+from typing import cast
 
 import yaml
 
@@ -12,6 +13,7 @@ from lobsterlang import ir
 from lobsterlang.span import LineIndex
 from lobsterlang.syntax.nodes import key_text
 from lobsterlang.syntax.sourcelayout import LINE_BREAKS, item_start
+from lobsterlang.syntax.yamlload import STR_TAG
 
 _BREAK = re.compile(f"[{LINE_BREAKS}]")
 _OTHER_BREAKS = re.compile(f"[{LINE_BREAKS.replace(chr(10), '')}]")
@@ -89,26 +91,38 @@ def _survey(root: yaml.Node | None, text: str, candidates: list[int]) -> tuple[s
     """
     hidden: set[int] = set()
     entries: list[_Entry] = []
-    seen: set[int] = set()
+    seen: set[int] | None = set() if "&" in text else None  # an alias needs an anchor: without one, no node twice
     stack: list[tuple[yaml.Node, ir.CommentPath]] = [(root, ())] if root is not None else []
+    scalar, mapping, sequence = yaml.ScalarNode, yaml.MappingNode, yaml.SequenceNode
+    count = len(candidates)
     while stack:
         node, path = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if isinstance(node, yaml.ScalarNode):
-            _hide(node, text, candidates, hidden)
-        elif isinstance(node, yaml.MappingNode):
+        if seen is not None:
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+        kind = type(node)
+        if kind is scalar:
+            first = bisect_left(candidates, node.start_mark.index)  # most scalars hold no candidate
+            if first < count and candidates[first] < node.end_mark.index:
+                _hide(cast(yaml.ScalarNode, node), text, candidates, hidden)
+        elif kind is mapping:
+            depth = len(path) + 1
             for key, value in node.value:
-                child = (*path, key_text(key))
-                entries.append((key.start_mark.index, len(child), child))
-                if isinstance(key, yaml.ScalarNode):
-                    _hide(key, text, candidates, hidden)
+                plain = type(key) is scalar and key.tag == STR_TAG
+                child = (*path, key.value if plain else key_text(key))
+                entries.append((key.start_mark.index, depth, child))
+                if type(key) is scalar:
+                    first = bisect_left(candidates, key.start_mark.index)
+                    if first < count and candidates[first] < key.end_mark.index:
+                        _hide(key, text, candidates, hidden)
                 stack.append((value, child))
-        elif isinstance(node, yaml.SequenceNode):
+        elif kind is sequence:
+            depth = len(path) + 1
             for i, item in enumerate(node.value):
-                entries.append((item_start(text, item.start_mark.index), len(path) + 1, (*path, i)))
-                stack.append((item, (*path, i)))
+                child = (*path, i)
+                entries.append((item_start(text, item.start_mark.index), depth, child))
+                stack.append((item, child))
     entries.sort(key=_ORDER)
     return hidden, entries
 
@@ -117,10 +131,7 @@ _ORDER = itemgetter(0, 1)
 
 
 def _hide(node: yaml.ScalarNode, text: str, candidates: list[int], hidden: set[int]) -> None:
-    """Add the candidates inside the scalar's text to `hidden` (most scalars hold none: one bisection)."""
-    first = bisect_left(candidates, node.start_mark.index)
-    if first == len(candidates) or candidates[first] >= node.end_mark.index:
-        return
+    """Add the candidates inside the scalar's text to `hidden` (the caller saw one within its marks)."""
     start, end = _scalar_range(node, text)
     for pos in candidates[bisect_left(candidates, start) : bisect_left(candidates, end)]:
         hidden.add(pos)

@@ -27,9 +27,9 @@ class TextLocator:
         start += self._base
         end += self._base
         index = self._index
-        if 0 <= start <= end <= index.length:  # LineIndex.span's check, without a second call
+        if 0 <= start <= end <= index.length and type(index) is LineIndex:  # LineIndex.span, without a second call
             return unchecked_span((start, end, index))
-        return index.span(start, end)
+        return index.span(start, end)  # a StepIndex makes spans that move with their step
 
 
 class SegmentLocator:
