@@ -12,6 +12,7 @@ from helpers import CASES, ROOT, example_files
 from lobsterlang.compile import compile_workflow, steps
 from lobsterlang.compile.context import Context
 from lobsterlang.compile.files import compile_composed
+from lobsterlang.compile.ids import SeenIds
 from lobsterlang.ir_codec import to_json
 
 WORKFLOW_FILES = sorted((CASES / "workflows").glob("[0-9]*.*")) + example_files()
@@ -73,7 +74,7 @@ def _earlier_steps_alive(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     earlier: list[weakref.ref[yaml.Node]] = []
     alive: list[int] = []
 
-    def counting(ctx: Context, node: yaml.Node, seen: set[str]) -> object:
+    def counting(ctx: Context, node: yaml.Node, seen: SeenIds) -> object:
         alive.append(sum(ref() is not None for ref in earlier))
         earlier.append(weakref.ref(node))
         return compile_step(ctx, node, seen)
