@@ -39,6 +39,8 @@ class Planner:
         self.planned: dict[str, str] = {}
         """Ids whose records are placeholders of planned steps → what they are (`step`, `approval`, `loop item`…)."""
         self.lines: list[str] = []
+        self.commands: set[str] = set()
+        """Stage names already found among the runtime's commands (each is looked up once)."""
 
     def text(self, template: ir.Template, results: dict[str, Record] | None = None) -> str:
         """Args substituted; `$id.approved` of planned steps resolved; other references verbatim."""
@@ -151,19 +153,22 @@ class Planner:
             if OUTPUT_REF.search(name):
                 deferred = True
                 continue
+            if name in self.commands:
+                continue
             try:
                 command(name)
             except CommandError:
                 raise WorkflowError(unknown + name) from None
+            self.commands.add(name)
         return deferred
 
     def check_shell_word(self, stage: ir.Stage) -> None:
         """`exec`'s shell line gets the run's arithmetic check on its args."""
+        if stage.name.value != "exec":
+            return
         from lobsterlang.interpret.pipeline.args import StageArgs
         from lobsterlang.interpret.pipeline.commands.exec_cmd import shell_source
 
-        if stage.name.value != "exec":
-            return
         args = StageArgs.from_stage(stage)
         key = shell_source(args)
         word = args.word(key) if key is not None else None

@@ -11,6 +11,7 @@ import re
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from lobsterlang import ir
@@ -133,7 +134,7 @@ def check_shell_args(template: ir.Template, args: Mapping[str, Any], raw: bool =
         elif isinstance(part, ir.StepRef) or part.name not in args:
             out.append("x")
         else:
-            use = arithmetic_use(context_at_end("".join(out)), _text_after(template, index))
+            use = arithmetic_use(context_at_end("".join(out)), partial(_text_after, template, index))
             check_arithmetic(part.name, js_string(args[part.name]), use)
             out.append('"${V}"')
 
