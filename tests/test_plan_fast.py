@@ -44,3 +44,20 @@ def test_exec_shell_lines_are_checked_in_every_step() -> None:
     steps = "  - id: a\n    pipeline: exec --shell 'echo 1'\n  - id: b\n    pipeline: exec --shell 'echo $((${n} + 1))'\n"
     with pytest.raises(WorkflowError, match=r"arg n is used in \$\(\(…\)\)"):
         _plan(steps)
+
+
+
+_PLACES = {
+    "step": "  - id: a\n    run: echo hi\n  - id: b\n    run: {run}\n",
+    "branch": "  - id: a\n    run: echo hi\n  - id: b\n    parallel:\n      branches:\n        - id: c\n          run: {run}\n",
+    "sub-step": "  - id: a\n    run: echo '[1]'\n  - id: b\n    for_each: $a.json\n    steps:\n      - id: c\n        run: {run}\n",
+}
+
+
+@pytest.mark.parametrize("before", ["echo", "echo $a.stdout"])
+@pytest.mark.parametrize("place", sorted(_PLACES))
+def test_shell_text_is_checked_wherever_it_stands(place: str, before: str) -> None:
+    """The plan checks a shell line once before rendering it, with or without step refs beside the arg."""
+    with pytest.raises(WorkflowError, match=r"arg n is used in \$\(\(…\)\)"):
+        _plan(_PLACES[place].format(run=before + " $((${n} + 1))"))
+    assert f'{before} $((1 + 1)) "${{LOBSTER_ARG_N}}"' in _plan(_PLACES[place].format(run=before + " $((1 + 1)) ${n}"))

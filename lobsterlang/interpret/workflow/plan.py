@@ -53,12 +53,18 @@ class Planner:
         return STEP_REF.sub(lambda m: _approved(m, scope), raw)
 
     def shell_text(self, template: ir.Template, results: dict[str, Record] | None = None) -> str:
-        """Shell text as the runtime renders it (args as quoted variable references, or raw with --raw-args)."""
+        """Shell text as the runtime renders it (args as quoted variable references, or raw with --raw-args),
+        after the run's arithmetic check on its args."""
+        check_shell_args(template, self.frame.args, self.raw_args)
         if self.raw_args:
             return self.text(template, results)
-        verbatim = tuple(ir.Text(p.text, p.span) if isinstance(p, ir.StepRef) else p for p in template.parts)
+        has_step_refs = any(isinstance(p, ir.StepRef) for p in template.parts)
+        if has_step_refs:  # shown as written: their output is not known yet
+            verbatim = tuple(ir.Text(p.text, p.span) if isinstance(p, ir.StepRef) else p for p in template.parts)
+            template = ir.Template(template.text, verbatim, template.span)
         env, posix = self.shell_env
-        shell = render_shell(ir.Template(template.text, verbatim, template.span), Scope(self.frame.args, {}), env, posix)
+        # Without step refs the template rendered is the one just checked: the renderer need not check it again.
+        shell = render_shell(template, Scope(self.frame.args, {}), env, posix, checked=not has_step_refs)
         scope = self.results if results is None else results
         return STEP_REF.sub(lambda m: _approved(m, scope), shell.command)
 
@@ -133,7 +139,6 @@ class Planner:
             if self.check_pipeline(action, f"Workflow step {step.id} pipeline references unknown command: "):
                 self.lines.append(DEFERRED)
         elif isinstance(action, ir.ShellRun) and action.command.text.strip():
-            check_shell_args(action.command, self.frame.args, self.raw_args)
             self.lines += [f"{head}  [shell]", "     run: " + _noted(self.shell_text(action.command))]
         else:
             self.lines.append(f"{head}  [no-op]")
@@ -215,7 +220,6 @@ class Planner:
             text = self.text(action.template, results)
             return "[pipeline] " + (_noted(text) if noted else "pipeline: " + text)
         if isinstance(action, ir.ShellRun) and action.command.text.strip():
-            check_shell_args(action.command, self.frame.args, self.raw_args)
             text = self.shell_text(action.command, results)
             return "[shell] " + (_noted(text) if noted else "run: " + text)
         return "[no-op]"

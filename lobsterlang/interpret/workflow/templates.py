@@ -100,11 +100,17 @@ class ShellText:
     env: dict[str, str] = field(default_factory=dict)
 
 
-def render_shell(template: ir.Template, scope: Scope, env: Mapping[str, str], posix: bool = True) -> ShellText:
-    """Shell text where each `${arg}` is a reference to a variable holding its value, quoted for its context."""
+def render_shell(
+    template: ir.Template, scope: Scope, env: Mapping[str, str], posix: bool = True, *, checked: bool = False
+) -> ShellText:
+    """Shell text where each `${arg}` is a reference to a variable holding its value, quoted for its context.
+
+    `checked`: the caller has run `check_shell_args` on this template with these args already.
+    """
     if scope.raw or not posix or not any(isinstance(p, ir.ArgRef) and p.name in scope.args for p in template.parts):
         return ShellText(render(template, scope))
-    check_shell_args(template, scope.args)
+    if not checked:
+        check_shell_args(template, scope.args)
     out: list[str] = []
     extra: dict[str, str] = {}
     for part in template.parts:
