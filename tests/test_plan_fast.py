@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+
 import pytest
 
 from lobsterlang.compile import compile_workflow
@@ -9,13 +11,39 @@ from lobsterlang.interpret.pipeline import runtime
 from lobsterlang.interpret.process import Cancellation
 from lobsterlang.interpret.workflow.context import Frame
 from lobsterlang.interpret.workflow.errors import WorkflowError
-from lobsterlang.interpret.workflow.plan import describe_plan
+from lobsterlang.interpret.workflow.plan import WRITE_LINES, Planner, describe_plan, write_plan
+
+
+def _frame(steps: str) -> Frame:
+    workflow = compile_workflow(f"args:\n  n:\n    default: x\nsteps:\n{steps}", "plan.lobster").ir
+    assert workflow is not None
+    return Frame(workflow, "plan.lobster", {"n": "x"}, {"PATH": "/bin"}, "/", Cancellation())
 
 
 def _plan(steps: str) -> str:
-    workflow = compile_workflow(f"args:\n  n:\n    default: x\nsteps:\n{steps}", "plan.lobster").ir
-    assert workflow is not None
-    return describe_plan(Frame(workflow, "plan.lobster", {"n": "x"}, {"PATH": "/bin"}, "/", Cancellation()), 0)
+    return describe_plan(_frame(steps), 0)
+
+
+def test_the_plan_is_written_in_pieces_that_make_its_text() -> None:
+    steps = "  - id: s0\n    run: echo\n" + "".join(
+        f"  - id: s{n}\n    when: $s0.exitCode == 0\n    run: echo ${{n}} {n}\n    timeout_ms: 5\n" for n in range(1, WRITE_LINES)
+    )
+    lines = Planner(_frame(steps)).plan(0)
+    assert len(lines) > 2 * WRITE_LINES
+    writes: list[str] = []
+    out = io.StringIO()
+    out.write = writes.append  # type: ignore[method-assign,assignment]
+    write_plan(_frame(steps), 0, False, out)
+    assert len(writes) == -(-len(lines) // WRITE_LINES)
+    assert "".join(writes) == "\n".join(lines) + "\n" == describe_plan(_frame(steps), 0)
+    assert "".join(writes).startswith(f"[DRY RUN] Would execute {WRITE_LINES} steps:\n\n  1. s0  [shell]\n")
+
+
+def test_a_failing_plan_writes_nothing() -> None:
+    out = io.StringIO()
+    with pytest.raises(WorkflowError, match="unknown command: nosuch"):
+        write_plan(_frame("  - id: a\n    run: echo hi\n  - id: b\n    pipeline: nosuch\n"), 0, False, out)
+    assert out.getvalue() == ""
 
 
 def test_each_stage_name_is_looked_up_once(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -109,9 +109,9 @@ def _run(path: str, args_json: str | None, console: Console, dry_run: bool, raw_
     check_required_args(workflow, args)
     frame = Frame(workflow, os.path.abspath(path), args, env, os.getcwd(), cancel, (os.path.realpath(path),))
     if dry_run:
-        from lobsterlang.interpret.workflow.plan import describe_plan
+        from lobsterlang.interpret.workflow.plan import write_plan
 
-        console.err.write(describe_plan(frame, 0, raw_args))
+        write_plan(frame, 0, raw_args, console.err)
         return console.result(ok_envelope([])) if console.tool else 0
     from lobsterlang.interpret.workflow.runs import start_run
 
