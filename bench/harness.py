@@ -1,7 +1,8 @@
-"""Shared benchmark helpers: the `lobster` command to time, pinning to one CPU, best-of-N timing."""
+"""Shared benchmark helpers: the `lobster` command to time, the reference CLI to compare with, pinning to one CPU, best-of-N timing."""
 
 from __future__ import annotations
 
+import argparse
 import gc
 import math
 import os
@@ -16,6 +17,32 @@ def lobster_command() -> list[str]:
     """The console script next to this Python, else `python -m lobsterlang`."""
     script = Path(sys.executable).parent / "lobster"
     return [str(script)] if script.exists() else [sys.executable, "-m", "lobsterlang"]
+
+
+REFERENCE_ENV = "LOBSTER_REFERENCE"
+REFERENCE_DEFAULT = "/tmp/refcli/node_modules/.bin/lobster"
+"""Where the reference CLI is looked for when neither `--reference` nor $LOBSTER_REFERENCE names it."""
+
+
+def add_reference_options(parser: argparse.ArgumentParser) -> None:
+    """`--reference PATH` and `--no-reference`, the options of the benchmarks that time the reference CLI too."""
+    parser.add_argument("--reference", metavar="PATH", help=f"the reference CLI's `lobster` executable (default: ${REFERENCE_ENV}, else {REFERENCE_DEFAULT})")
+    parser.add_argument("--no-reference", action="store_true", help="time lobsterlang alone")
+
+
+def reference_cli(args: argparse.Namespace) -> str | None:
+    """The reference executable the options name (None with `--no-reference`); exits with a clear error if it is not there."""
+    if args.no_reference:
+        return None
+    path = args.reference or os.environ.get(REFERENCE_ENV) or REFERENCE_DEFAULT
+    if os.path.isfile(path) and os.access(path, os.X_OK):
+        return str(path)
+    named_by = "--reference" if args.reference else (f"${REFERENCE_ENV}" if os.environ.get(REFERENCE_ENV) else "the default path")
+    raise SystemExit(
+        f"error: no reference CLI at {path} (from {named_by})\n"
+        f"hint: `npm install @clawdbot/lobster` in a directory DIR, then pass --reference DIR/node_modules/.bin/lobster"
+        f" or set {REFERENCE_ENV} to that path; --no-reference times lobsterlang alone"
+    )
 
 
 def build_kind() -> str:

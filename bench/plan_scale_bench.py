@@ -1,6 +1,6 @@
 """Planning a generated workflow of 1k, 10k and 100k steps, side by side with the reference: `lobster run --dry-run FILE`.
 
-`python bench/plan_scale_bench.py [--reference PATH] [--quick]`. Each figure is one whole process (CPU is
+`python bench/plan_scale_bench.py [--reference PATH | --no-reference] [--quick]`. Each figure is one whole process (CPU is
 user + system time, memory its peak RSS), measured as `scale_bench.py` measures pipelines. The files
 come from `corpus.py` (the same generator as `run.py`'s compile scaling), about 235 bytes a step.
 """

@@ -1,4 +1,4 @@
-"""Runtime benchmarks side by side with the reference CLI: `python bench/runtime_bench.py [--reference PATH] [--quick]`.
+"""Runtime benchmarks side by side with the reference CLI: `python bench/runtime_bench.py [--reference PATH | --no-reference] [--quick]`.
 
 1. cold start of `lobster run --mode tool 'exec --json --shell "echo [1,2,3]" | json'` (median wall time);
 2. 100,000 JSON items through `where | pick | sort | head` (items per second, whole process);
@@ -20,8 +20,8 @@ import time
 from pathlib import Path
 
 import scale_bench
+from harness import add_reference_options, reference_cli
 
-REFERENCE = "/tmp/refcli/node_modules/.bin/lobster"
 COLD_PIPELINE = 'exec --json --shell "echo [1,2,3]" | json'
 THROUGHPUT_PIPELINE = "exec --json --shell 'cat items.json' | where 'n>=50000' | pick id,n | sort --key n --desc | head --n 5"
 ENDLESS_PIPELINE = "exec --shell 'echo $$ > producer.pid; exec yes' | head --n 5"
@@ -114,17 +114,18 @@ def measure(cli: list[str], runs: int) -> dict[str, float | bool]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reference", default=REFERENCE, help="the reference `lobster` executable")
+    add_reference_options(parser)
     parser.add_argument("--quick", action="store_true", help="3 cold starts instead of 15; 10k and 100k items for the shapes")
     args = parser.parse_args(argv)
+    reference = reference_cli(args)
     runs = 3 if args.quick else 15
     rows = {"lobsterlang": measure(ours(), runs)}
-    if Path(args.reference).exists():
-        rows["reference"] = measure([args.reference], runs)
+    if reference is not None:
+        rows["reference"] = measure([reference], runs)
     print_table(rows)
     print(f"(max RSS of this benchmark's children so far: {resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024:.0f} MiB)")
     print()
-    scale_bench.run(args.reference, scale_bench.QUICK_SIZES if args.quick else scale_bench.FULL_SIZES, ours())
+    scale_bench.run(reference, scale_bench.QUICK_SIZES if args.quick else scale_bench.FULL_SIZES, ours())
     return 0
 
 

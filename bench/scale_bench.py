@@ -1,6 +1,6 @@
 """Pipeline scaling side by side with the reference: three stage shapes at 100k and 1M items (CPU and peak RSS).
 
-Part of `runtime_bench.py` (also runnable alone: `python bench/scale_bench.py [--reference PATH] [--quick]`).
+Part of `runtime_bench.py` (also runnable alone: `python bench/scale_bench.py [--reference PATH | --no-reference] [--quick]`).
 Each figure is one whole `lobster '<pipeline>'` process: CPU is user + system time and memory its peak
 RSS, both from `os.wait4` on that process alone, started from a small helper so that the benchmark's
 own memory never counts.
@@ -92,19 +92,22 @@ def print_figures(figures: dict[tuple[str, int, str], Figure], sizes: tuple[int,
 
 
 def side_by_side_args(doc: str, quick: str, argv: list[str] | None) -> argparse.Namespace:
-    """`--reference PATH` and `--quick`, the options of the side-by-side benchmarks."""
-    from runtime_bench import REFERENCE
+    """`--reference PATH`, `--no-reference` and `--quick`, the options of the side-by-side benchmarks;
+    `reference` is the executable found (None with `--no-reference`), or the run stops with a clear error."""
+    from harness import add_reference_options, reference_cli
 
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
-    parser.add_argument("--reference", default=REFERENCE, help="the reference `lobster` executable")
+    add_reference_options(parser)
     parser.add_argument("--quick", action="store_true", help=quick)
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    args.reference = reference_cli(args)
+    return args
 
 
-def side_by_side(reference: str, ours: list[str]) -> dict[str, list[str]]:
-    """lobsterlang's command and the reference's; the reference is left out when it is not installed."""
+def side_by_side(reference: str | None, ours: list[str]) -> dict[str, list[str]]:
+    """lobsterlang's command and the reference's (left out with `--no-reference`)."""
     clis = {"lobsterlang": ours}
-    if Path(reference).exists():
+    if reference is not None:
         clis["reference"] = [reference]
     return clis
 
@@ -117,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def run(reference: str, sizes: tuple[int, ...], ours: list[str]) -> None:
+def run(reference: str | None, sizes: tuple[int, ...], ours: list[str]) -> None:
     """Measure and print."""
     clis = side_by_side(reference, ours)
     with tempfile.TemporaryDirectory() as state:

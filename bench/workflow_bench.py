@@ -1,6 +1,6 @@
 """Per-step overhead of running workflow files: lobsterlang against the reference CLI.
 
-    python bench/workflow_bench.py [--steps 200] [--reference PATH] [--runs 3]
+    python bench/workflow_bench.py [--steps 200] [--reference PATH | --no-reference] [--runs 3]
 
 Runs a workflow of N `true` steps and a 1-step one with each CLI (`lobster run --mode tool
 --file F`, a fresh process each time, a fresh state dir), and reports the median wall time of
@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-DEFAULT_REFERENCE = "/tmp/refcli/node_modules/.bin/lobster"
+from harness import add_reference_options, reference_cli
 
 
 def workflow(steps: int) -> str:
@@ -58,15 +58,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--steps", type=int, default=200)
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--reference", default=DEFAULT_REFERENCE)
+    add_reference_options(parser)
     options = parser.parse_args(argv)
+    reference = reference_cli(options)
     with tempfile.TemporaryDirectory() as folder:
         small, large = Path(folder, "one.lobster"), Path(folder, f"steps{options.steps}.lobster")
         small.write_text(workflow(1), encoding="utf-8")
         large.write_text(workflow(options.steps), encoding="utf-8")
         tools = {"lobsterlang": lobster_command()}
-        if Path(options.reference).exists():
-            tools["reference"] = [options.reference]
+        if reference is not None:
+            tools["reference"] = [reference]
         print(f"{'cli':<12} {'1 step':>10} {f'{options.steps} steps':>12} {'per step':>10}")
         for name, command in tools.items():
             one, many = measure(command, small, large, options.runs)

@@ -1,4 +1,4 @@
-"""Test set-up: `helpers` and `tools` importable, and no test writes to the real ~/.lobster."""
+"""Test set-up: `helpers` and `tools` importable, no test writes to the real ~/.lobster, long builds overlap the tests."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
+
+import pytest
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -29,3 +31,23 @@ def pytest_sessionstart() -> None:
     from npm_installs import start_in_background
 
     start_in_background()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run the compiled-build test last, so that its wheel (built in the background) is ready by then."""
+    from compiled_wheel import TEST
+
+    items.sort(key=lambda item: item.nodeid.endswith(TEST))
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    from compiled_wheel import start_if_selected
+
+    if not session.config.option.collectonly:
+        start_if_selected([item.nodeid for item in session.items])
+
+
+def pytest_sessionfinish() -> None:
+    from compiled_wheel import discard
+
+    discard()

@@ -20,9 +20,10 @@ def all_cases() -> list[dict[str, Any]]:
 
 
 def normalized(value: Any) -> Any:
-    """Random resume tokens and approval ids replaced by placeholders."""
+    """Random resume tokens and approval ids replaced by placeholders; objects as lists of (key, value) pairs,
+    so that the keys' order is compared too (JavaScript puts integer-like keys first)."""
     if isinstance(value, dict):
-        return {k: PLACEHOLDERS.get(k, normalized(v)) if k in PLACEHOLDERS else normalized(v) for k, v in value.items()}
+        return [(k, PLACEHOLDERS[k] if k in PLACEHOLDERS else normalized(v)) for k, v in value.items()]
     if isinstance(value, list):
         return [normalized(v) for v in value]
     return value

@@ -2,26 +2,23 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import os
-import shutil
+import re
 import subprocess
 import sys
-import sysconfig
 from pathlib import Path
 from typing import Any
 
+import compiled_wheel
 import pytest
+from compiled_wheel import c_compiler
 from helpers import ROOT
 
 from tools import mypyc_hook
 
 PROBE = ROOT / "tests" / "compiled_probe.py"
-
-
-def c_compiler() -> str | None:
-    command = (sysconfig.get_config_var("CC") or "cc").split()
-    return shutil.which(command[0]) if command else None
 
 
 def probe(extra_env: dict[str, str]) -> dict[str, Any]:
@@ -36,13 +33,7 @@ def probe(extra_env: dict[str, str]) -> dict[str, Any]:
 def test_compiled_wheel_matches_pure_python(tmp_path: Path) -> None:
     if c_compiler() is None:
         pytest.skip("no C compiler: the mypyc build needs one")
-    wheels = tmp_path / "wheels"
-    build = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(wheels), str(ROOT)],
-        capture_output=True, text=True, env={**os.environ, mypyc_hook.ENABLE: "1", mypyc_hook.OPT_LEVEL: "0"},
-    )
-    assert build.returncode == 0, build.stdout + build.stderr
-    (wheel,) = wheels.glob("lobsterlang-*.whl")
+    wheel = compiled_wheel.build().wheel()
     assert not wheel.name.endswith("-none-any.whl"), "a compiled wheel is platform-specific"
     site = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(site), str(wheel)], check=True)
@@ -72,3 +63,28 @@ def test_hook_asks_for_mypy_only_when_enabled(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setenv(mypyc_hook.ENABLE, "1")
     assert mypyc_hook.enabled()
     assert any(req.startswith("mypy") for req in mypyc_hook.BUILD_REQUIRES)
+
+
+def _third_party_imports(paths: list[str]) -> set[str]:
+    found: set[str] = set()
+    for relative in paths:
+        for node in ast.walk(ast.parse((ROOT / relative).read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                found.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                found.add(node.module.split(".")[0])
+    return {name for name in found if name not in sys.stdlib_module_names and name != "lobsterlang"}
+
+
+def test_the_build_environment_has_every_module_the_compiled_sources_import() -> None:
+    """In pip's isolated build environment mypy sees only BUILD_REQUIRES: a missing one fails a fresh install."""
+    imported = _third_party_imports(mypyc_hook.sources(ROOT))
+    assert imported == set(mypyc_hook.IMPORTED_DISTRIBUTIONS)
+    requirements = {re.split(r"[<>=!~ ]", req, maxsplit=1)[0] for req in mypyc_hook.BUILD_REQUIRES}
+    assert set(mypyc_hook.IMPORTED_DISTRIBUTIONS.values()) <= requirements
+
+
+def test_a_failed_build_says_whether_mypy_or_the_c_compiler_stopped_it() -> None:
+    typed = "lobsterlang/lint/shellparse.py:254: error: Cannot find implementation or library stub  [import-not-found]\n"
+    assert mypyc_hook._failure_hint(typed).startswith("mypy, which mypyc runs first, reported errors")
+    assert mypyc_hook._failure_hint("error: command 'cc' failed: No such file or directory\n").startswith("it needs a C compiler")

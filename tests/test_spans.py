@@ -131,3 +131,21 @@ def test_comments_are_kept_with_positions() -> None:
     found = [(c.text, c.span.line, c.span.col) for c in result.ir.comments]
     assert found == [("# top", 1, 1), ("# trailing", 2, 10), ("# before a", 4, 3), ("# after the block", 8, 5)]
     assert all(_text_at(source, c.span) == c.text for c in result.ir.comments)
+
+
+def test_comments_inside_scalars_are_text_and_the_rest_belong_to_their_entries() -> None:
+    source = (
+        "steps:\n  - id: a\n    run: |-  # header note\n      echo 1\n      # inside the script\n"
+        '    env:\n      K: "two\n        # inside a quoted scalar"\n  # between steps\n'
+        "  - id: b  # trailing b\n    run: echo 2\n    # after b's last key\n# at the end\n"
+    )
+    result = compile_workflow(source, "x.lobster")
+    assert result.ir is not None
+    found = [(c.text, c.span.line, c.span.col, c.path, c.placement) for c in result.ir.comments]
+    assert found == [
+        ("# header note", 3, 14, ("steps", 0, "run"), "trailing"),
+        ("# between steps", 9, 3, ("steps", 1), "before"),
+        ("# trailing b", 10, 12, ("steps", 1, "id"), "trailing"),
+        ("# after b's last key", 12, 5, ("steps", 1, "run"), "after"),
+        ("# at the end", 13, 1, (), "end"),
+    ]

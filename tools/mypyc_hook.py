@@ -10,6 +10,7 @@ Mypyc works in a temporary copy of the package, so the checkout never receives b
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -30,8 +31,11 @@ COMPILED = ("lobsterlang/syntax", "lobsterlang/compile", "lobsterlang/lint", "lo
 INTERPRETED = frozenset({"lobsterlang/syntax/yamlload.py", "lobsterlang/lint/context.py"})
 """Modules left as Python: the YAML loader subclasses libyaml's Cython parser, which mypyc cannot
 extend; the lint context caches indexes in its instance `__dict__`, which a compiled class lacks."""
-BUILD_REQUIRES = ["mypy>=1.10", "types-PyYAML", "setuptools>=61", "tree-sitter>=0.23"]
-"""tree-sitter: mypyc type-checks the linter, whose shell parser uses its types."""
+BUILD_REQUIRES = ["mypy>=1.10", "types-PyYAML", "setuptools>=61", "tree-sitter>=0.23", "tree-sitter-bash>=0.23"]
+"""tree-sitter and tree-sitter-bash: mypyc type-checks the linter, whose shell parser imports both."""
+IMPORTED_DISTRIBUTIONS = {"yaml": "types-PyYAML", "tree_sitter": "tree-sitter", "tree_sitter_bash": "tree-sitter-bash"}
+"""The distribution (or stubs) in BUILD_REQUIRES that lets mypy see each third-party module the compiled sources import."""
+_TYPE_ERROR = re.compile(r"^\S+\.py:\d+: error:", re.MULTILINE)
 
 SETUP_SCRIPT = """\
 import os, sys
@@ -71,13 +75,18 @@ def compile_modules(root: Path, work: Path) -> dict[str, str]:
     env = {**os.environ, "MYPY_CACHE_DIR": str(work / "mypy-cache")}
     done = subprocess.run(command, cwd=copy, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if done.returncode != 0:
-        hint = f"it needs a C compiler; unset {ENABLE} to build the pure-Python wheel"
-        raise RuntimeError(f"{ENABLE}=1: mypyc could not compile lobsterlang ({hint}). Its output:\n{done.stdout}")
+        raise RuntimeError(f"{ENABLE}=1: mypyc could not compile lobsterlang ({_failure_hint(done.stdout)}). Its output:\n{done.stdout}")
     return {
         str(path): path.relative_to(built).as_posix()
         for path in built.rglob("*")
         if any(path.name.endswith(suffix) for suffix in EXTENSION_SUFFIXES)
     }
+
+
+def _failure_hint(output: str) -> str:
+    """Why mypyc stopped, as far as its output tells: mypy's type errors, else (most often) no C compiler."""
+    cause = "mypy, which mypyc runs first, reported errors" if _TYPE_ERROR.search(output) else "it needs a C compiler"
+    return f"{cause}; unset {ENABLE} to build the pure-Python wheel"
 
 
 class MypycHook(BuildHookInterface[BuilderConfig]):

@@ -42,7 +42,12 @@ Docs: docs/cli.md, docs/language.md, docs/workflows.md, docs/commands.md, docs/l
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the CLI; returns the exit code."""
+    """Run the CLI; returns the exit code.
+
+    Called without `argv`, as the `lobster` process itself, a lone pipeline run that left large item
+    buffers ends the process at once after flushing its output, with the same exit code
+    (lobsterlang/interpret/pipeline/teardown.py); with `argv` it always returns.
+    """
     args = sys.argv[1:] if argv is None else list(argv)
     if "_LOBSTER_COMPLETE" in os.environ:  # a shell asks for completions (lobster --completion SHELL)
         from lobsterlang.cli.app import run
@@ -54,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args or args in (["--help"], ["-h"], ["help"]):
         _print_help()
         return 0
-    fast = _compile_entry(args) if args[0] == "compile" else _runtime_entry(args)
+    fast = _compile_entry(args) if args[0] == "compile" else _runtime_entry(args, whole_process=argv is None)
     if fast is not None:
         return fast
     from lobsterlang.cli.app import run
@@ -101,8 +106,9 @@ def _compile_entry(args: list[str]) -> int | None:
     return fast_compile(args[1:])
 
 
-def _runtime_entry(args: list[str]) -> int | None:
-    """`run`, `resume` and bare pipelines go straight to the runtime (no click import); None otherwise."""
+def _runtime_entry(args: list[str], *, whole_process: bool = False) -> int | None:
+    """`run`, `resume` and bare pipelines go straight to the runtime (no click import); None otherwise.
+    `whole_process`: this run is all the process does (see `main`)."""
     first = args[0]
     options = args[: args.index("--")] if "--" in args else args
     wants_help = "-h" in options or "--help" in options
@@ -113,7 +119,7 @@ def _runtime_entry(args: list[str]) -> int | None:
             return resume_main(args[1:])
         from lobsterlang.cli.run_cmd import run_main
 
-        return run_main(args[1:])
+        return run_main(args[1:], whole_process=whole_process)
     if first in SUBCOMMANDS or first in _GROUP_OPTIONS or _mistyped_subcommand(first):
         return None
     if wants_help:
@@ -121,4 +127,4 @@ def _runtime_entry(args: list[str]) -> int | None:
         return 0
     from lobsterlang.cli.run_cmd import run_main
 
-    return run_main(args)
+    return run_main(args, whole_process=whole_process)

@@ -134,8 +134,9 @@ def _trailing_flags(parsed: RunArgs) -> None:
         parsed.words = rest
 
 
-def run_main(argv: list[str]) -> int:
-    """Run what `argv` names; prints the result and returns the exit code."""
+def run_main(argv: list[str], *, whole_process: bool = False) -> int:
+    """Run what `argv` names; prints the result and returns the exit code. `whole_process`: the process ends
+    after it, so a lone pipeline's large buffers may be left to the exit (`lobsterlang.cli.main`)."""
     tool = _tool_mode_requested(argv)
     try:
         parsed = parse_run_args(argv)
@@ -151,7 +152,7 @@ def run_main(argv: list[str]) -> int:
     except RunUsageError as exc:
         return _usage_error(str(exc), tool)
     if parsed.max_output_bytes is None:
-        return _run_parsed(parsed)
+        return _run_parsed(parsed, whole_process)
     from lobsterlang.interpret.outputcap import cap_from_flag
 
     with cap_from_flag(parsed.max_output_bytes) as cap_problem:
@@ -160,10 +161,10 @@ def run_main(argv: list[str]) -> int:
             from lobsterlang.interpret.pipeline.frontend import report_error
 
             return report_error(UsageError(cap_problem), parsed.mode, sys.stdout, sys.stderr)
-        return _run_parsed(parsed)
+        return _run_parsed(parsed, whole_process)
 
 
-def _run_parsed(parsed: RunArgs) -> int:
+def _run_parsed(parsed: RunArgs, whole_process: bool) -> int:
     if parsed.backend:
         os.environ["LOBSTER_BACKEND"] = parsed.backend
     path = parsed.workflow_file()
@@ -176,7 +177,12 @@ def _run_parsed(parsed: RunArgs) -> int:
     from lobsterlang.interpret.pipeline.frontend import run_pipeline_text
 
     text = sys.stdin.read() if parsed.words == ["-"] else parsed.text
-    return run_pipeline_text(text, parsed.mode, dry_run=parsed.dry_run)
+    if not whole_process:
+        return run_pipeline_text(text, parsed.mode, dry_run=parsed.dry_run)
+    from lobsterlang.interpret.pipeline.teardown import ending_the_process
+
+    with ending_the_process() as finish:
+        return finish(run_pipeline_text(text, parsed.mode, dry_run=parsed.dry_run))
 
 
 def _tool_mode_requested(argv: list[str]) -> bool:

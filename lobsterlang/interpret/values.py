@@ -7,6 +7,8 @@ import math
 import re
 from typing import Any, Final
 
+from lobsterlang.interpret.jsorder import js_ordered, may_reorder
+
 
 class _Undefined:
     """JavaScript's `undefined`: omitted from JSON objects, `null` inside JSON arrays."""
@@ -49,6 +51,8 @@ def number_str(value: float) -> str:
         return "NaN"
     if math.isinf(value):
         return "Infinity" if value > 0 else "-Infinity"
+    if value == 0:
+        return "0"  # -0 too, as String(-0) prints it
     text = repr(value)
     mantissa, _, exp = text.partition("e")
     if not exp:
@@ -202,11 +206,16 @@ def _needs_conversion(value: Any) -> bool:
 def stringify(value: Any, indent: int | None = None, *, sort_keys: bool = False) -> str:
     """`JSON.stringify(value, null, indent)`; `undefined` at the top prints as `null`."""
     data = to_json_data(value) if _needs_conversion(value) else value
-    if indent is None:
-        text = json.dumps(data, separators=(",", ":"), ensure_ascii=False, sort_keys=sort_keys)
-    else:
-        text = json.dumps(data, indent=indent, ensure_ascii=False, sort_keys=sort_keys)
+    text = _dumps(data, indent, sort_keys)
+    if not sort_keys and may_reorder(text):
+        text = _dumps(js_ordered(data), indent, sort_keys)
     return _fix_exponents(text) if "e-0" in text or "e+" in text else text
+
+
+def _dumps(data: Any, indent: int | None, sort_keys: bool) -> str:
+    if indent is None:
+        return json.dumps(data, separators=(",", ":"), ensure_ascii=False, sort_keys=sort_keys)
+    return json.dumps(data, indent=indent, ensure_ascii=False, sort_keys=sort_keys)
 
 
 _STRING_OR_EXPONENT = re.compile(r'"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?e[+-]\d+')

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
+from operator import itemgetter
 
 import yaml
 
@@ -28,18 +29,12 @@ def find_comments(root: yaml.Node | None, text: str, index: LineIndex) -> tuple[
     root_start = root.start_mark.index if root is not None else len(text)
     if all(start < root_start for start, _ in candidates):  # a header only: no scalar can hide them
         return tuple(ir.Comment(text[s:e], index.span(s, e)) for s, e in candidates)
-    scalar_starts, scalar_ends, entries = _survey(root, text)
-    found = [c for c in candidates if not _inside(c[0], scalar_starts, scalar_ends)]
+    hidden, entries = _survey(root, text, [start for start, _ in candidates])
+    found = [c for c in candidates if c[0] not in hidden]
     starts = [e[0] for e in entries]
     return tuple(
         ir.Comment(text[s:e], index.span(s, e), *_belongs_to(text, s, root_start, entries, starts)) for s, e in found
     )
-
-
-def _inside(pos: int, starts: list[int], ends: list[int]) -> bool:
-    """Whether `pos` lies in one of the (sorted, disjoint) scalar ranges."""
-    i = bisect_right(starts, pos) - 1
-    return i >= 0 and pos < ends[i]
 
 
 def _belongs_to(
@@ -86,13 +81,13 @@ def _last_at_or_left_of(text: str, column: int, entries: list[_Entry]) -> ir.Com
     return None
 
 
-def _survey(root: yaml.Node | None, text: str) -> tuple[list[int], list[int], list[_Entry]]:
-    """One walk: where scalar text is (starts and ends, sorted) and every entry in document order.
+def _survey(root: yaml.Node | None, text: str, candidates: list[int]) -> tuple[set[int], list[_Entry]]:
+    """One walk: which of the (sorted) `candidates` lie inside scalar text, and every entry in document order.
 
     Entries are mapping keys and sequence items (an item sorts before its first key). A block
-    scalar's range starts after its header line, which may hold a comment (`|-  # note`).
+    scalar's text starts after its header line, which may hold a comment (`|-  # note`).
     """
-    ranges: list[tuple[int, int]] = []
+    hidden: set[int] = set()
     entries: list[_Entry] = []
     seen: set[int] = set()
     stack: list[tuple[yaml.Node, ir.CommentPath]] = [(root, ())] if root is not None else []
@@ -102,20 +97,33 @@ def _survey(root: yaml.Node | None, text: str) -> tuple[list[int], list[int], li
             continue
         seen.add(id(node))
         if isinstance(node, yaml.ScalarNode):
-            ranges.append(_scalar_range(node, text))
+            _hide(node, text, candidates, hidden)
         elif isinstance(node, yaml.MappingNode):
             for key, value in node.value:
                 child = (*path, key_text(key))
                 entries.append((key.start_mark.index, len(child), child))
-                ranges.append(_scalar_range(key, text) if isinstance(key, yaml.ScalarNode) else (0, 0))
+                if isinstance(key, yaml.ScalarNode):
+                    _hide(key, text, candidates, hidden)
                 stack.append((value, child))
         elif isinstance(node, yaml.SequenceNode):
             for i, item in enumerate(node.value):
                 entries.append((item_start(text, item.start_mark.index), len(path) + 1, (*path, i)))
                 stack.append((item, (*path, i)))
-    ranges.sort()
-    entries.sort(key=lambda e: (e[0], e[1]))
-    return [r[0] for r in ranges], [r[1] for r in ranges], entries
+    entries.sort(key=_ORDER)
+    return hidden, entries
+
+
+_ORDER = itemgetter(0, 1)
+
+
+def _hide(node: yaml.ScalarNode, text: str, candidates: list[int], hidden: set[int]) -> None:
+    """Add the candidates inside the scalar's text to `hidden` (most scalars hold none: one bisection)."""
+    first = bisect_left(candidates, node.start_mark.index)
+    if first == len(candidates) or candidates[first] >= node.end_mark.index:
+        return
+    start, end = _scalar_range(node, text)
+    for pos in candidates[bisect_left(candidates, start) : bisect_left(candidates, end)]:
+        hidden.add(pos)
 
 
 def _scalar_range(node: yaml.ScalarNode, text: str) -> tuple[int, int]:

@@ -8,6 +8,7 @@ is parsed (and dropped) when the stream is closed.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Callable, Iterator
@@ -44,9 +45,7 @@ def json_items(chunks: Iterator[str], cancel: Cancellation, batch_chars: int = B
     head = _first_text(chunks)
     if not head.startswith("["):
         return iter(parse_whole(head + "".join(chunks)))
-    items = _checked_on_close(_ArrayReader(chunks, head[1:], batch_chars).batches(), cancel)
-    next(items)  # started, so that closing it before the first item still checks the document
-    return items
+    return BatchedItems(_ArrayReader(chunks, head[1:], batch_chars).batches(), cancel)
 
 
 def _first_text(chunks: Iterator[str]) -> str:
@@ -58,16 +57,26 @@ def _first_text(chunks: Iterator[str]) -> str:
     return ""
 
 
-def _checked_on_close(batches: Iterator[list[Any]], cancel: Cancellation) -> Iterator[Any]:
-    """Pass the batches' items on (after a first `None` that only starts the generator); if the consumer
-    stops early, parse the rest anyway so a bad document is still an error."""
-    try:
-        yield None
-        for batch in batches:
-            yield from batch
-    finally:
-        if cancel.reason is None:
-            for _ in batches:
+class BatchedItems(Iterator[Any]):
+    """The batches' items; if the consumer stops early, `close` parses the rest anyway so a bad document is still an error.
+
+    A `for` loop over it runs on a C iterator (`iter()` gives the chain of batches itself): no Python
+    frame is resumed per item, which over a million items is about a tenth of a second.
+    """
+
+    def __init__(self, batches: Iterator[list[Any]], cancel: Cancellation) -> None:
+        self.batches, self.cancel = batches, cancel
+        self.items = itertools.chain.from_iterable(batches)
+
+    def __iter__(self) -> Iterator[Any]:
+        return self.items
+
+    def __next__(self) -> Any:
+        return next(self.items)
+
+    def close(self) -> None:
+        if self.cancel.reason is None:
+            for _ in self.batches:
                 pass
 
 
@@ -163,10 +172,10 @@ class _ArrayReader:
         if not count:
             return
         rest = self.rest
-        breaks = rest.count("\n", 0, count)
-        if breaks:
-            self.lines += breaks
-            self.last_break = self.consumed + rest.rfind("\n", 0, count)
+        last_break = rest.rfind("\n", 0, count)  # memrchr: compact JSON (no line breaks) is never counted through
+        if last_break >= 0:
+            self.lines += rest.count("\n", 0, count)
+            self.last_break = self.consumed + last_break
         self.consumed += count
         self.rest = rest[count:]
         self.prefix = "[0,"

@@ -144,7 +144,7 @@ def _run_stages(pipeline: ir.Pipeline, items: Iterable[Any], ctx: RunContext, st
             ctx.cancel.check()
             out = command(stream, StageArgs.from_stage(stage, ctx.render_word), ctx)
             rendered = rendered or out.rendered
-            stream = iter(out.items)
+            stream = out.items if isinstance(out.items, Iterator) else iter(out.items)  # an iterator as it is: its `iter()` may be a faster one
             streams.append(stream)
             if out.halt:
                 return _halted(start_at + offset, _collect(stream, ctx.cancel), ctx, rendered)

@@ -7,6 +7,7 @@ step takes the records the journal kept and runs only the rest.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from lobsterlang import ir
@@ -41,20 +42,49 @@ def loop_items(runner: Runner, step: ir.Step, loop: ir.ForEach) -> list[Any]:
     return value
 
 
+class BatchPauses:
+    """`pause_ms` between batches of `batch_size` items, slept only before work that really runs.
+
+    Each batch after the first owes a pause, slept just before its first sub-step that runs. The debt is
+    dropped when the batch holds a record the run's journal kept (the batch began in an earlier attempt of
+    the run, which paused then), and a batch whose sub-steps are all skipped runs nothing to pause for.
+    """
+
+    def __init__(self, loop: ir.ForEach, sleep: Callable[[float], object] | None = None) -> None:
+        self.batch = loop.batch_size if isinstance(loop.batch_size, int) and loop.batch_size > 0 else 1
+        pause = loop.pause_ms
+        self.seconds = float(pause) / 1000 if isinstance(pause, (int, float)) and not isinstance(pause, bool) else 0.0
+        self.owed = False
+        self._sleep = sleep if sleep is not None else time.sleep
+
+    def item(self, index: int) -> None:
+        """Item `index` begins."""
+        if self.seconds and index > 0 and index % self.batch == 0:
+            self.owed = True
+
+    def restored(self) -> None:
+        """A sub-step's record came from the journal."""
+        self.owed = False
+
+    def before_run(self) -> None:
+        """A sub-step is about to run."""
+        if self.owed:
+            self.owed = False
+            self._sleep(self.seconds)
+
+
 def run_for_each(runner: Runner, step: ir.Step, loop: ir.ForEach) -> Record:
     """Run every item; the record's json is one `{item, index, <sub-step>: output…}` object per item."""
     items = loop_items(runner, step, loop)
-    batch = loop.batch_size if isinstance(loop.batch_size, int) and loop.batch_size > 0 else 1
-    pause = float(loop.pause_ms) if isinstance(loop.pause_ms, (int, float)) and not isinstance(loop.pause_ms, bool) else 0
+    pauses = BatchPauses(loop)
     iterations = []
     for index, item in enumerate(items):
-        if pause and index > 0 and index % batch == 0:
-            time.sleep(pause / 1000)
-        iterations.append(_iteration(runner, step, loop, item, index))
+        pauses.item(index)
+        iterations.append(_iteration(runner, step, loop, item, index, pauses))
     return make_record(step.id, stringify(iterations), iterations)
 
 
-def _iteration(runner: Runner, step: ir.Step, loop: ir.ForEach, item: Any, index: int) -> dict[str, Any]:
+def _iteration(runner: Runner, step: ir.Step, loop: ir.ForEach, item: Any, index: int, pauses: BatchPauses) -> dict[str, Any]:
     item_var, index_var = loop.item_var or "item", loop.index_var or "index"
     scope_results = dict(runner.frame.results)
     scope_results[item_var] = {"json": item, "stdout": item if isinstance(item, str) else stringify(item)}
@@ -67,7 +97,11 @@ def _iteration(runner: Runner, step: ir.Step, loop: ir.ForEach, item: Any, index
             continue
         key = f"{index}/{sub.id}"
         record = runner.recorded_branch(step, key)
-        if record is None:  # not recorded by an earlier attempt of this run
+        if record is not None:
+            pauses.restored()
+        else:  # not recorded by an earlier attempt of this run
+            pauses.before_run()
+            runner.frame.cancel.check()  # a signal may have come during the pause
             runner.branch_started(step, key)
             record = _run_sub(runner, step, sub, Scope(runner.frame.args, scope_results, runner.opts.raw_args), index)
             runner.cost.record(f"{step.id}.{sub.id}", record)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from lobsterlang.interpret.jsorder import js_keys
 from lobsterlang.interpret.pipeline.args import StageArgs
 from lobsterlang.interpret.pipeline.runtime import RunContext, StageOutput
 from lobsterlang.interpret.pipeline.streams import drain
@@ -30,13 +31,22 @@ def table_text(items: list[Any]) -> str:
     sample = items[:TABLE_SAMPLE]
     if not all(isinstance(item, dict) for item in sample):
         return "".join(_line(item) + "\n" for item in items)
-    columns = list(dict.fromkeys(key for item in sample for key in item))
+    columns = list(dict.fromkeys(key for item in sample for key in js_keys(item)))
     rows = [[_cell(item.get(column) if isinstance(item, dict) else None) for column in columns] for item in items]
-    widths = [max(3, len(column), *(len(row[i]) for row in rows)) for i, column in enumerate(columns)]
-    header = "  ".join(column.ljust(width) for column, width in zip(columns, widths, strict=False))
+    widths = [max(3, _units(column), *(_units(row[i]) for row in rows)) for i, column in enumerate(columns)]
+    header = "  ".join(_pad(column, width) for column, width in zip(columns, widths, strict=False))
     rule = "  ".join("-" * width for width in widths)
-    body = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False)) for row in rows]
+    body = ["  ".join(_pad(cell, width) for cell, width in zip(row, widths, strict=False)) for row in rows]
     return "\n".join([header, rule, *body]) + "\n"
+
+
+def _units(text: str) -> int:
+    """JavaScript's `text.length`, which the reference pads by: UTF-16 code units."""
+    return len(text) if text.isascii() else len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def _pad(text: str, width: int) -> str:
+    return text + " " * (width - _units(text))
 
 
 def _cell(value: Any) -> str:

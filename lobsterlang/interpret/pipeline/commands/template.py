@@ -71,14 +71,27 @@ def compile_template(text: str, *, filters: bool = True) -> Renderer:
     if len(values) == 1 and not literals[0] and not literals[1]:
         return values[0]
     rest = list(zip(values, literals[1:], strict=True))
-    head = literals[0]
-    keyed = [_keyed(expression, filters) for expression in pieces[1::2]]
-    if None not in keyed:
-        return _keys_rendered(head, [(*key, literal) for key, literal in zip(keyed, literals[1:], strict=True)], rest)  # type: ignore[misc]
-    return _parts_rendered(head, rest)
+    keyed = _keyed_parts(pieces, filters)
+    if keyed is not None:
+        return _keys_rendered(*keyed, rest)
+    return _parts_rendered(literals[0], rest)
 
 
 Filters = list[Callable[[Any], Any]]
+Keyed = tuple[str, list[tuple[str, Filters, str]]]
+"""A template whose placeholders each read one key: the text before the first, then (key, filters, text after it) each."""
+
+
+def keyed_template(text: str, *, filters: bool = True) -> Keyed | None:
+    """`text` as a `Keyed` template, or None when a placeholder reads a path (`a.b`, `.`, `this`)."""
+    return _keyed_parts(PLACEHOLDER.split(text), filters)
+
+
+def _keyed_parts(pieces: list[str], filters: bool) -> Keyed | None:
+    keys = [_keyed(expression, filters) for expression in pieces[1::2]]
+    if None in keys:
+        return None
+    return pieces[0], [(*key, literal) for key, literal in zip(keys, pieces[2::2], strict=True)]  # type: ignore[misc]
 
 
 def _keys_rendered(head: str, keyed: list[tuple[str, Filters, str]], rest: list[tuple[Renderer, str]]) -> Renderer:
@@ -87,29 +100,50 @@ def _keys_rendered(head: str, keyed: list[tuple[str, Filters, str]], rest: list[
 
     Keys, literals and filters are values in the function's globals, never part of its text.
     """
-    names: dict[str, Any] = {"__builtins__": builtins, "UNDEFINED": UNDEFINED, "show": show, "head": head}
+    names: dict[str, Any] = {"__builtins__": builtins, "UNDEFINED": UNDEFINED, "show": show, **keyed_names("", (head, keyed))}
     names["other"] = _parts_rendered(head, rest)
+    return FunctionType(_keyed_code(chain_lengths(keyed)), names)
+
+
+def chain_lengths(keyed: list[tuple[str, Filters, str]]) -> tuple[int, ...]:
+    """The shape of a `Keyed` template's code: how many filters each placeholder has."""
+    return tuple(len(chain) for _, chain, _ in keyed)
+
+
+def keyed_names(prefix: str, template: Keyed) -> dict[str, Any]:
+    """The globals `keyed_lines(prefix, ...)` reads: the head, each key, filter and literal."""
+    head, keyed = template
+    names: dict[str, Any] = {f"head{prefix}": head}
     for index, (key, chain, literal) in enumerate(keyed):
-        names[f"key{index}"], names[f"literal{index}"] = key, literal
-        names.update((f"filter{index}_{step}", apply) for step, apply in enumerate(chain))
-    return FunctionType(_keyed_code(tuple(len(chain) for _, chain, _ in keyed)), names)
+        names[f"key{prefix}_{index}"], names[f"literal{prefix}_{index}"] = key, literal
+        names.update((f"filter{prefix}_{index}_{step}", apply) for step, apply in enumerate(chain))
+    return names
+
+
+def keyed_lines(prefix: str, lengths: tuple[int, ...], indent: str) -> tuple[list[str], str]:
+    """Source lines that read each placeholder's key with `get` and apply its filters, and the f-string of the
+    rendered text (a value shown as `show` shows it); the names they use are `keyed_names(prefix, ...)`."""
+    lines, parts = [], [f"{{head{prefix}}}"]
+    for index, length in enumerate(lengths):
+        value, name = f"get(key{prefix}_{index}, UNDEFINED)", f"value{prefix}_{index}"
+        for step in range(length):
+            value = f"filter{prefix}_{index}_{step}({value})"
+        lines.append(f"{indent}{name} = {value}")
+        parts += [f"{{{name} if type({name}) is str else show({name})}}", f"{{literal{prefix}_{index}}}"]
+    return lines, 'f"' + "".join(parts) + '"'
+
+
+def function_code(source: list[str]) -> CodeType:
+    """The code of the one function `source` defines."""
+    module = compile("\n".join(source), "<template>", "exec")
+    return next(code for code in module.co_consts if isinstance(code, CodeType))
 
 
 @functools.lru_cache(maxsize=256)
-def _keyed_code(chain_lengths: tuple[int, ...]) -> CodeType:
+def _keyed_code(lengths: tuple[int, ...]) -> CodeType:
     """The code of `render` for placeholders with these numbers of filters (made once per shape)."""
-    lines = ["def render(item):", "    if type(item) is not dict:", "        return other(item)", "    get = item.get"]
-    texts = ["head"]
-    for index, length in enumerate(chain_lengths):
-        value = f"get(key{index}, UNDEFINED)"
-        for step in range(length):
-            value = f"filter{index}_{step}({value})"
-        lines.append(f"    value{index} = {value}")
-        lines.append(f"    text{index} = value{index} if type(value{index}) is str else show(value{index})")
-        texts += [f"text{index}", f"literal{index}"]
-    lines.append(f"    return ''.join(({', '.join(texts)},))")
-    module = compile("\n".join(lines), "<template>", "exec")
-    return next(code for code in module.co_consts if isinstance(code, CodeType))
+    lines, text = keyed_lines("", lengths, "    ")
+    return function_code(["def render(item):", "    if type(item) is not dict:", "        return other(item)", "    get = item.get", *lines, f"    return {text}"])
 
 
 def _parts_rendered(head: str, rest: list[tuple[Renderer, str]]) -> Renderer:
@@ -204,30 +238,60 @@ def run_map(input: Iterator[Any], args: StageArgs, ctx: RunContext) -> StageOutp
     wrap, unwrap = _key_flag(args, "wrap"), _key_flag(args, "unwrap")
     if wrap is not None and unwrap is not None:
         raise CommandError("map cannot use both --wrap and --unwrap")
-    assignments = [_assignment(word) for word in args.positionals if "=" in word and not word.startswith("=")]
+    words = [word for word in args.positionals if "=" in word and not word.startswith("=")]
+    assignments = [_assignment(word) for word in words]
     if unwrap is not None:
         return StageOutput(guarded(input, (_unwrap(item, unwrap) for item in input)))
     if wrap is None and assignments:
-        return StageOutput(_assigned(input, assignments))
+        return StageOutput(_assigned(input, assignments, [keyed_template(word.split("=", 1)[1], filters=False) for word in words]))
     return StageOutput(guarded(input, (_reshape(item, wrap, assignments) for item in input)))
 
 
-def _assigned(input: Iterator[Any], assignments: list[tuple[str, Renderer]]) -> Iterator[Any]:
-    """`_reshape` with no wrap, inlined for object items: a copy that gains each assignment in turn.
-    Closes `input` however it ends."""
-    current: Any = None
-    try:
-        for item in input:
-            if type(item) is dict:
-                current = item.copy()
-                for key, render in assignments:
-                    current[key] = render(current)
-                yield current
-            else:
-                yield _reshape(item, None, assignments)
-    finally:
-        item = current = None  # let go of the last item before the stages above free theirs (in arrival order)
-        close(input)
+def _assigned(input: Iterator[Any], assignments: list[tuple[str, Renderer]], keyed: list[Keyed | None]) -> Iterator[Any]:
+    """`_reshape` with no wrap, in one generated loop for object items: a copy that gains each assignment in
+    turn, a `Keyed` template's text made inline (no call per assignment), any other by its renderer.
+    Closes `input` however it ends. Keys, literals and filters are values in the loop's globals, never its text."""
+    names: dict[str, Any] = {"__builtins__": builtins, "UNDEFINED": UNDEFINED, "show": show, "close": close}
+    names["reshape"] = functools.partial(_reshape, wrap_key=None, assignments=assignments)
+    for index, ((key, render), template) in enumerate(zip(assignments, keyed, strict=True)):
+        names[f"target{index}"] = key
+        if template is None:
+            names[f"render{index}"] = render
+        else:
+            names.update(keyed_names(str(index), template))
+    shapes = tuple(None if template is None else chain_lengths(template[1]) for template in keyed)
+    loop = FunctionType(_assigned_code(shapes), names)
+    return loop(input)  # type: ignore[no-any-return]
+
+
+@functools.lru_cache(maxsize=256)
+def _assigned_code(shapes: tuple[tuple[int, ...] | None, ...]) -> CodeType:
+    """The code of the `map` loop for assignments of these shapes (None: rendered by a call), made once per shape."""
+    body: list[str] = []
+    held = ["item", "current", "get"]
+    for index, lengths in enumerate(shapes):
+        if lengths is None:
+            body.append(f"            current[target{index}] = render{index}(current)")
+            continue
+        lines, text = keyed_lines(str(index), lengths, " " * 12)
+        body += [*lines, f"            current[target{index}] = {text}"]
+        held += [f"value{index}_{place}" for place in range(len(lengths))]
+    return function_code([
+        "def assigned(input):",
+        f"    {' = '.join(held)} = None",
+        "    try:",
+        "        for item in input:",
+        "            if type(item) is not dict:",
+        "                yield reshape(item)",
+        "                continue",
+        "            current = item.copy()",
+        "            get = current.get",
+        *body,
+        "            yield current",
+        "    finally:",
+        f"        {' = '.join(held)} = None",  # let go of the last item before the stages above free theirs (in arrival order)
+        "        close(input)",
+    ])
 
 
 def _assignment(word: str) -> tuple[str, Renderer]:

@@ -6,6 +6,7 @@ import functools
 import math
 import operator
 import re
+from collections import defaultdict
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -214,15 +215,17 @@ def run_group_by(input: Iterator[Any], args: StageArgs, ctx: RunContext) -> Stag
     if path is None:
         raise CommandError("groupBy requires --key")
     getter = path_getter(path)
-    groups: dict[Any, dict[str, Any]] = {}
     arrived = drain(input)
-    for item in arrived:
-        value = getter(item)
-        key = value if type(value) is str else identity_key(value)
-        group = groups.get(key)
-        if group is None:
-            group = groups[key] = {"key": value, "items": [], "count": 0}
-        group["items"].append(item)
-    for group in groups.values():
-        group["count"] = len(group["items"])
-    return StageOutput(freed_in_arrival_order(list(groups.values()), arrived))
+    groups = [{"key": getter(items[0]), "items": items, "count": len(items)} for items in _grouped(arrived, path, getter).values()]
+    return StageOutput(freed_in_arrival_order(groups, arrived))
+
+
+def _grouped(items: list[Any], path: str, getter: Callable[[Any], Any]) -> dict[Any, list[Any]]:
+    """The items by the `identity_key` of their value at `path`: groups in the order their first item came,
+    items in the order they came (so a group's key is its first item's value, `1` or `1.0` as it came)."""
+    groups: defaultdict[Any, list[Any]] = defaultdict(list)
+    one_key = "." not in path
+    for item in items:
+        value = item.get(path, UNDEFINED) if one_key and type(item) is dict else getter(item)
+        groups[value if type(value) is str else identity_key(value)].append(item)
+    return groups
