@@ -1,10 +1,12 @@
-"""The dry run's shortcuts on large files change nothing it reports: each stage name is looked up once."""
+"""The dry run's shortcuts on large files change nothing it reports, nor its exit code."""
 
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import pytest
+from test_teardown import RETURNING, WHOLE_PROCESS, _run
 
 from lobsterlang.compile import compile_workflow
 from lobsterlang.interpret.pipeline import runtime
@@ -89,3 +91,22 @@ def test_shell_text_is_checked_wherever_it_stands(place: str, before: str) -> No
     with pytest.raises(WorkflowError, match=r"arg n is used in \$\(\(…\)\)"):
         _plan(_PLACES[place].format(run=before + " $((${n} + 1))"))
     assert f'{before} $((1 + 1)) "${{LOBSTER_ARG_N}}"' in _plan(_PLACES[place].format(run=before + " $((1 + 1)) ${n}"))
+
+
+_FLOW = "args:\n  n:\n    default: x\nsteps:\n  - id: a\n    run: echo ${n}\n  - id: b\n    when: $a.exitCode == 0\n    pipeline: where 'a>1' | head\n"
+
+
+@pytest.mark.parametrize("argv", [["run", "--dry-run", "flow.lobster"], ["run", "--mode", "tool", "--dry-run", "flow.lobster"]])
+def test_a_dry_run_alone_leaves_its_ir_to_the_exit(argv: list[str], tmp_path: Path) -> None:
+    """`lobster run --dry-run FILE` ends the process once the plan is written; same output, same exit code."""
+    (tmp_path / "flow.lobster").write_text(_FLOW, encoding="utf-8")
+    code, out, err = _run(WHOLE_PROCESS, argv, tmp_path)
+    assert err.endswith("<hard exit 0>")
+    assert (code, out, err.removesuffix("<hard exit 0>")) == _run(RETURNING, argv, tmp_path)
+    assert "[DRY RUN] Would execute 2 steps:" in (out + err)
+
+
+def test_a_failing_dry_run_exits_the_usual_way(tmp_path: Path) -> None:
+    (tmp_path / "flow.lobster").write_text(_FLOW.replace("where", "nosuch"), encoding="utf-8")
+    code, _, err = _run(WHOLE_PROCESS, ["run", "--dry-run", "flow.lobster"], tmp_path)
+    assert code == 1 and "unknown command: nosuch" in err and "<hard exit" not in err
