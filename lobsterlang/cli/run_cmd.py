@@ -172,12 +172,12 @@ def _run_parsed(parsed: RunArgs, whole_process: bool) -> int:
         from lobsterlang.interpret.backend.detach import detach_file
 
         return detach_file(path or parsed.text, parsed.args_json, parsed.mode, parsed.raw_args, parsed.approval_ttl)
-    if path is not None and not (whole_process and parsed.dry_run):
-        return _run_workflow(path, parsed)
-    if path is not None:  # a dry run alone: the planned IR may be left to the exit, as a lone pipeline's buffers
+    if path is not None:
+        if not (whole_process and parsed.dry_run):
+            return _run_workflow(path, parsed)
         from lobsterlang.interpret.pipeline.teardown import ending_the_process
 
-        with ending_the_process() as finish:
+        with ending_the_process() as finish:  # a dry run alone: its IR may be left to the exit, as a lone pipeline's buffers
             return finish(_run_workflow(path, parsed))
     from lobsterlang.interpret.pipeline.frontend import run_pipeline_text
 
