@@ -173,7 +173,12 @@ def _run_parsed(parsed: RunArgs, whole_process: bool) -> int:
 
         return detach_file(path or parsed.text, parsed.args_json, parsed.mode, parsed.raw_args, parsed.approval_ttl)
     if path is not None:
-        return _run_workflow(path, parsed)
+        if not (whole_process and parsed.dry_run):
+            return _run_workflow(path, parsed)
+        from lobsterlang.interpret.pipeline.teardown import ending_the_process
+
+        with ending_the_process() as finish:  # a dry run alone: its IR may be left to the exit, as a lone pipeline's buffers
+            return finish(_run_workflow(path, parsed))
     from lobsterlang.interpret.pipeline.frontend import run_pipeline_text
 
     text = sys.stdin.read() if parsed.words == ["-"] else parsed.text

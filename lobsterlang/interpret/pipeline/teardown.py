@@ -3,10 +3,11 @@
 `sort` and `groupBy` hold every item they were given until the stages after them are done. Freeing
 half a million parsed items one object at a time costs about 0.1 s of CPU; when the `lobster`
 process ends right after the run, the kernel takes its memory back at once. So the CLI, for a
-pipeline run alone (never a workflow, whose later steps need the memory), keeps those buffers and
-then ends the process with `os._exit` once stdout and stderr are flushed: the exit code is the
-one the run returned. It exits the usual way, freeing the buffers first, when a flush fails, when
-another thread runs or when an exit handler is registered (those must run as they always do).
+pipeline run alone (never a workflow run, whose later steps need the memory; a workflow's dry run
+keeps its IR once the plan is written), keeps those buffers and then ends the process with
+`os._exit` once stdout and stderr are flushed: the exit code is the one the run returned. It exits
+the usual way, freeing the buffers first, when a flush fails, when another thread runs or when an
+exit handler is registered (those must run as they always do).
 
 Everyone else (the workflow engine, tests, library callers) frees buffers as the run goes.
 """

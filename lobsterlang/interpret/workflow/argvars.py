@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -12,6 +13,7 @@ from lobsterlang.syntax.text import js_trim_range
 _NOT_ALNUM = re.compile(r"[^A-Z0-9]+")
 
 
+@functools.lru_cache(maxsize=256)
 def arg_var_name(name: str) -> str:
     """`LOBSTER_ARG_<N>`: trimmed, upper-cased, other characters as `_`, outer `_` stripped; `` if empty."""
     lo, hi = js_trim_range(name)

@@ -10,6 +10,7 @@ a plain integer, or the step fails before it starts.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from lobsterlang.interpret.workflow.errors import WorkflowError
 from lobsterlang.interpret.workflow.shellscan import ShellContext
@@ -26,8 +27,8 @@ class ArithmeticArg(WorkflowError):
     """An arg that is not an integer, used where bash evaluates arithmetic."""
 
 
-def arithmetic_use(context: ShellContext, after: str) -> str | None:
-    """Which arithmetic context a reference at `context` (followed by `after`) stands in, or None."""
+def arithmetic_use(context: ShellContext, after: Callable[[], str]) -> str | None:
+    """Which arithmetic context a reference at `context` (followed by the text `after()`) stands in, or None."""
     if context.arithmetic:
         return _KIND_NAMES[context.kind]
     if context.kind not in ("top", "dq", "cmd", "paren", "bq"):
@@ -39,7 +40,7 @@ def arithmetic_use(context: ShellContext, after: str) -> str | None:
         return "let"
     if words[0] in DECLARE and any(w.startswith("-") and "i" in w[1:] for w in words[1:]):
         return f"{words[0]} -i"
-    if "[[" in words and "]]" not in words[words.index("[[") :] and _beside_test_operator(context.command, after):
+    if "[[" in words and "]]" not in words[words.index("[[") :] and _beside_test_operator(context.command, after()):
         return "[[ … -eq … ]]"
     return None
 

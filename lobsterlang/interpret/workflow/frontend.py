@@ -109,9 +109,11 @@ def _run(path: str, args_json: str | None, console: Console, dry_run: bool, raw_
     check_required_args(workflow, args)
     frame = Frame(workflow, os.path.abspath(path), args, env, os.getcwd(), cancel, (os.path.realpath(path),))
     if dry_run:
-        from lobsterlang.interpret.workflow.plan import describe_plan
+        from lobsterlang.interpret.pipeline.teardown import let_go
+        from lobsterlang.interpret.workflow.plan import write_plan
 
-        console.err.write(describe_plan(frame, 0, raw_args))
+        write_plan(frame, 0, raw_args, console.err)
+        let_go([frame])  # the CLI may leave the IR to the process's exit (freeing 100k steps: ~8 % of their dry run)
         return console.result(ok_envelope([])) if console.tool else 0
     from lobsterlang.interpret.workflow.runs import start_run
 

@@ -8,8 +8,9 @@ instead of as skipped; shell text shows `${arg}` as the runtime passes it (a quo
 from __future__ import annotations
 
 import functools
+import io
 import re
-from typing import Any
+from typing import Any, TextIO
 
 from lobsterlang import ir
 from lobsterlang.gcpause import collector_paused
@@ -39,6 +40,8 @@ class Planner:
         self.planned: dict[str, str] = {}
         """Ids whose records are placeholders of planned steps → what they are (`step`, `approval`, `loop item`…)."""
         self.lines: list[str] = []
+        self.commands: set[str] = set()
+        """Stage names already found among the runtime's commands (each is looked up once)."""
 
     def text(self, template: ir.Template, results: dict[str, Record] | None = None) -> str:
         """Args substituted; `$id.approved` of planned steps resolved; other references verbatim."""
@@ -51,12 +54,18 @@ class Planner:
         return STEP_REF.sub(lambda m: _approved(m, scope), raw)
 
     def shell_text(self, template: ir.Template, results: dict[str, Record] | None = None) -> str:
-        """Shell text as the runtime renders it (args as quoted variable references, or raw with --raw-args)."""
+        """Shell text as the runtime renders it (args as quoted variable references, or raw with --raw-args),
+        after the run's arithmetic check on its args."""
+        check_shell_args(template, self.frame.args, self.raw_args)
         if self.raw_args:
             return self.text(template, results)
-        verbatim = tuple(ir.Text(p.text, p.span) if isinstance(p, ir.StepRef) else p for p in template.parts)
+        has_step_refs = any(isinstance(p, ir.StepRef) for p in template.parts)
+        if has_step_refs:  # shown as written: their output is not known yet
+            verbatim = tuple(ir.Text(p.text, p.span) if isinstance(p, ir.StepRef) else p for p in template.parts)
+            template = ir.Template(template.text, verbatim, template.span)
         env, posix = self.shell_env
-        shell = render_shell(ir.Template(template.text, verbatim, template.span), Scope(self.frame.args, {}), env, posix)
+        # Without step refs the template rendered is the one just checked: the renderer need not check it again.
+        shell = render_shell(template, Scope(self.frame.args, {}), env, posix, checked=not has_step_refs)
         scope = self.results if results is None else results
         return STEP_REF.sub(lambda m: _approved(m, scope), shell.command)
 
@@ -79,7 +88,8 @@ class Planner:
         should_run(condition, results)  # unknown references fail here, as in the reference
         return RUN_TIME.format(", ".join(_depends(name, self.planned[name]) for name in names))
 
-    def plan(self, start: int) -> str:
+    def plan(self, start: int) -> list[str]:
+        """The plan's lines (the text is each line followed by a newline)."""
         steps = self.frame.workflow.steps[start:]
         count = len(steps)
         self.lines = [f"[DRY RUN] Would execute {count} step{'' if count == 1 else 's'}:", ""]
@@ -89,8 +99,7 @@ class Planner:
             except WorkflowError as exc:
                 locate(exc, step, self.frame)
                 raise
-        self.lines.append("")  # the final newline, without copying the whole text to add it
-        return "\n".join(self.lines)
+        return self.lines
 
     def step(self, number: int, step: ir.Step) -> None:
         head = f"  {number}. {step.id}"
@@ -131,7 +140,6 @@ class Planner:
             if self.check_pipeline(action, f"Workflow step {step.id} pipeline references unknown command: "):
                 self.lines.append(DEFERRED)
         elif isinstance(action, ir.ShellRun) and action.command.text.strip():
-            check_shell_args(action.command, self.frame.args, self.raw_args)
             self.lines += [f"{head}  [shell]", "     run: " + _noted(self.shell_text(action.command))]
         else:
             self.lines.append(f"{head}  [no-op]")
@@ -151,19 +159,22 @@ class Planner:
             if OUTPUT_REF.search(name):
                 deferred = True
                 continue
+            if name in self.commands:
+                continue
             try:
                 command(name)
             except CommandError:
                 raise WorkflowError(unknown + name) from None
+            self.commands.add(name)
         return deferred
 
     def check_shell_word(self, stage: ir.Stage) -> None:
         """`exec`'s shell line gets the run's arithmetic check on its args."""
+        if stage.name.value != "exec":
+            return
         from lobsterlang.interpret.pipeline.args import StageArgs
         from lobsterlang.interpret.pipeline.commands.exec_cmd import shell_source
 
-        if stage.name.value != "exec":
-            return
         args = StageArgs.from_stage(stage)
         key = shell_source(args)
         word = args.word(key) if key is not None else None
@@ -210,7 +221,6 @@ class Planner:
             text = self.text(action.template, results)
             return "[pipeline] " + (_noted(text) if noted else "pipeline: " + text)
         if isinstance(action, ir.ShellRun) and action.command.text.strip():
-            check_shell_args(action.command, self.frame.args, self.raw_args)
             text = self.shell_text(action.command, results)
             return "[shell] " + (_noted(text) if noted else "run: " + text)
         return "[no-op]"
@@ -285,11 +295,27 @@ def _source_text(source: Any) -> str:
     return js_string(source.value)
 
 
-def describe_plan(frame: Frame, start: int, raw_args: bool = False) -> str:
-    """The plan for steps `start`… (raises WorkflowError where the reference's dry run fails, or the run would).
+WRITE_LINES = 4096
+"""Lines of the plan written at a time."""
+
+
+def write_plan(frame: Frame, start: int, raw_args: bool, out: TextIO) -> None:
+    """Write the plan for steps `start`… to `out` once it is complete (raises WorkflowError, having written
+    nothing, where the reference's dry run fails, or the run would).
 
     The cyclic collector is paused: the plan's lines and results grow beside the whole IR, which
-    it would otherwise rescan again and again (40 % of a 100,000-step plan).
+    it would otherwise rescan again and again (40 % of a 100,000-step plan). The lines are written
+    a few thousand at a time, not joined first: the text of a 100,000-step plan in one string, and
+    its encoding, held beside the lines, would add 80 MB to the dry run's peak.
     """
     with collector_paused():
-        return Planner(frame, raw_args).plan(start)
+        lines = Planner(frame, raw_args).plan(start)
+    for at in range(0, len(lines), WRITE_LINES):
+        out.write("\n".join(lines[at : at + WRITE_LINES]) + "\n")
+
+
+def describe_plan(frame: Frame, start: int, raw_args: bool = False) -> str:
+    """The plan's text (see `write_plan`)."""
+    out = io.StringIO()
+    write_plan(frame, start, raw_args, out)
+    return out.getvalue()

@@ -31,10 +31,14 @@ class RetryPolicy:
         return round(base)
 
 
+NO_RETRY = RetryPolicy()
+"""The policy of a step without `retry:` (one attempt)."""
+
+
 def policy(retry: ir.Retry | None) -> RetryPolicy:
     """The policy of a step's `retry:` (validated by the compiler)."""
     if retry is None:
-        return RetryPolicy()
+        return NO_RETRY
     return RetryPolicy(
         int(retry.max) if retry.max is not None else 1,
         str(retry.backoff) if retry.backoff is not None else "fixed",

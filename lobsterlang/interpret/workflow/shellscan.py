@@ -17,6 +17,7 @@ _PLAIN = {
     "dq": re.compile(r'[^"`$\\]*'),
     "sq": re.compile(r"[^']*"),
     "comment": re.compile(r"[^\n]*"),
+    "param": re.compile(r"[^'\"`$\\\[:(}]*"),
 }
 """Per kind, a run of characters `_step` would only step over (skipped in one match)."""
 _PARAM_NAME = re.compile(r"[#!]?(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-])(?:\[[^\]]*\])?")

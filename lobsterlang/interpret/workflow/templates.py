@@ -11,6 +11,7 @@ import re
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from lobsterlang import ir
@@ -99,11 +100,17 @@ class ShellText:
     env: dict[str, str] = field(default_factory=dict)
 
 
-def render_shell(template: ir.Template, scope: Scope, env: Mapping[str, str], posix: bool = True) -> ShellText:
-    """Shell text where each `${arg}` is a reference to a variable holding its value, quoted for its context."""
+def render_shell(
+    template: ir.Template, scope: Scope, env: Mapping[str, str], posix: bool = True, *, checked: bool = False
+) -> ShellText:
+    """Shell text where each `${arg}` is a reference to a variable holding its value, quoted for its context.
+
+    `checked`: the caller has run `check_shell_args` on this template with these args already.
+    """
     if scope.raw or not posix or not any(isinstance(p, ir.ArgRef) and p.name in scope.args for p in template.parts):
         return ShellText(render(template, scope))
-    check_shell_args(template, scope.args)
+    if not checked:
+        check_shell_args(template, scope.args)
     out: list[str] = []
     extra: dict[str, str] = {}
     for part in template.parts:
@@ -133,7 +140,7 @@ def check_shell_args(template: ir.Template, args: Mapping[str, Any], raw: bool =
         elif isinstance(part, ir.StepRef) or part.name not in args:
             out.append("x")
         else:
-            use = arithmetic_use(context_at_end("".join(out)), _text_after(template, index))
+            use = arithmetic_use(context_at_end("".join(out)), partial(_text_after, template, index))
             check_arithmetic(part.name, js_string(args[part.name]), use)
             out.append('"${V}"')
 
