@@ -5,13 +5,12 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from operator import itemgetter
-from typing import cast
 
 import yaml
 
 from lobsterlang import ir
 from lobsterlang.span import LineIndex
-from lobsterlang.syntax.nodes import key_text
+from lobsterlang.syntax.nodes import key_text, needs_graph_check
 from lobsterlang.syntax.sourcelayout import LINE_BREAKS, item_start
 from lobsterlang.syntax.yamlload import STR_TAG
 
@@ -91,9 +90,9 @@ def _survey(root: yaml.Node | None, text: str, candidates: list[int]) -> tuple[s
     """
     hidden: set[int] = set()
     entries: list[_Entry] = []
-    seen: set[int] | None = set() if "&" in text else None  # an alias needs an anchor: without one, no node twice
+    seen: set[int] | None = set() if needs_graph_check(text) else None  # only an alias puts a node in two places
     stack: list[tuple[yaml.Node, ir.CommentPath]] = [(root, ())] if root is not None else []
-    scalar, mapping, sequence = yaml.ScalarNode, yaml.MappingNode, yaml.SequenceNode
+    scalar = yaml.ScalarNode
     count = len(candidates)
     while stack:
         node, path = stack.pop()
@@ -101,33 +100,54 @@ def _survey(root: yaml.Node | None, text: str, candidates: list[int]) -> tuple[s
             if id(node) in seen:
                 continue
             seen.add(id(node))
-        kind = type(node)
-        if kind is scalar:
+        if type(node) is scalar:
             first = bisect_left(candidates, node.start_mark.index)  # most scalars hold no candidate
             if first < count and candidates[first] < node.end_mark.index:
-                _hide(cast(yaml.ScalarNode, node), text, candidates, hidden)
-        elif kind is mapping:
-            depth = len(path) + 1
-            for key, value in node.value:
+                _hide(node, text, candidates, hidden)
+        elif isinstance(node, yaml.MappingNode):
+            depth, pairs = len(path) + 1, node.value
+            starts = [key.start_mark.index for key, _ in pairs]
+            skips = _skippable(node, starts, candidates) if seen is None else None
+            for j, (key, value) in enumerate(pairs):
                 plain = type(key) is scalar and key.tag == STR_TAG
                 child = (*path, key.value if plain else key_text(key))
-                entries.append((key.start_mark.index, depth, child))
+                entries.append((starts[j], depth, child))
                 if type(key) is scalar:
-                    first = bisect_left(candidates, key.start_mark.index)
+                    first = bisect_left(candidates, starts[j])
                     if first < count and candidates[first] < key.end_mark.index:
                         _hide(key, text, candidates, hidden)
-                stack.append((value, child))
-        elif kind is sequence:
-            depth = len(path) + 1
-            for i, item in enumerate(node.value):
-                child = (*path, i)
-                entries.append((item_start(text, item.start_mark.index), depth, child))
-                stack.append((item, child))
+                if skips is None or not skips[j]:
+                    stack.append((value, child))
+        elif isinstance(node, yaml.SequenceNode):
+            depth, items = len(path) + 1, node.value
+            starts = [item_start(text, item.start_mark.index) for item in items]
+            skips = _skippable(node, starts, candidates) if seen is None else None
+            for j, item in enumerate(items):
+                child = (*path, j)
+                entries.append((starts[j], depth, child))
+                if skips is None or not skips[j]:
+                    stack.append((item, child))
     entries.sort(key=_ORDER)
     return hidden, entries
 
 
 _ORDER = itemgetter(0, 1)
+
+
+def _skippable(node: yaml.MappingNode | yaml.SequenceNode, starts: list[int], candidates: list[int]) -> list[bool] | None:
+    """Which children of a block collection need no walk: those, but the last, with no candidate between their
+    entry and the next child's. Nothing in them can hide a candidate or own one: a comment after them is after
+    a sibling at their column, and their own entries, at that column or right of it, come before that sibling.
+    None for a flow collection, whose entries may stand at any column."""
+    if node.flow_style is not False:
+        return None
+    count = len(candidates)
+    skips = []
+    for j in range(len(starts) - 1):
+        first = bisect_left(candidates, starts[j])
+        skips.append(first == count or candidates[first] >= starts[j + 1])
+    skips.append(False)
+    return skips
 
 
 def _hide(node: yaml.ScalarNode, text: str, candidates: list[int], hidden: set[int]) -> None:
