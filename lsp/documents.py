@@ -13,7 +13,7 @@ from lobsterlang.compile import CompileResult
 from lobsterlang.compile.reuse import StepCache, reusing_steps
 from lobsterlang.diagnostics import Diagnostic
 from lobsterlang.lint import Config, ConfigError, Source, find_config, lint_source, load_config
-from lobsterlang.query.names import Occurrence, definitions, occurrences, occurrences_within
+from lobsterlang.query.names import Occurrence, definitions, occurrences, occurrences_in_steps, steps_overlapping
 from lobsterlang.query.recover import compile_recovering
 from lobsterlang.record import replace
 from lsp.positions import UTF16, PositionMap
@@ -41,6 +41,7 @@ class Analysis:
         """The IR of the whole text, once compiled (None when it does not compile or was not compiled yet)."""
         self._named: list[Occurrence] | None = None
         self._step_starts: list[int] | None = None
+        self._in_steps: dict[tuple[int, int], list[Occurrence]] = {}
         self._definitions: dict[tuple[str, str], list[Occurrence]] | None = None
 
     @property
@@ -71,12 +72,16 @@ class Analysis:
         return self._named
 
     def occurrences_in(self, start: int, end: int) -> list[Occurrence]:
-        """The occurrences wholly inside `start`..`end` (only the steps there are read: one per finding)."""
+        """The occurrences wholly inside `start`..`end` (only the steps there are read, once per version)."""
         if self.workflow is None:
             return []
         if self._step_starts is None:
             self._step_starts = [step.span.start for step in self.workflow.steps]
-        return occurrences_within(self.workflow, self.text, start, end, self._step_starts)
+        steps = steps_overlapping(self._step_starts, start, end)
+        found = self._in_steps.get(steps)
+        if found is None:
+            found = self._in_steps[steps] = occurrences_in_steps(self.workflow, self.text, *steps)
+        return [o for o in found if start <= o.start and o.end <= end]
 
     def definitions_of(self, names: set[tuple[str, str]]) -> list[Occurrence]:
         if self._definitions is None:

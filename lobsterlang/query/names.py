@@ -43,10 +43,19 @@ def occurrences(workflow: ir.Workflow, text: str, among: Iterable[Occurrence] | 
 def occurrences_within(workflow: ir.Workflow, text: str, start: int, end: int, step_starts: list[int]) -> list[Occurrence]:
     """The occurrences wholly inside `start`..`end`, as `occurrences` lists them, reading only the steps that
     overlap the range (`step_starts`: the start offsets of `workflow.steps`, in order)."""
-    first = max(0, bisect_right(step_starts, start) - 1)
-    overlapping = workflow.steps[first : bisect_right(step_starts, end)]
-    candidates = chain(_workflow_level(workflow), *(_step_occurrences(step) for step in overlapping))
-    return [o for o in occurrences(workflow, text, candidates) if start <= o.start and o.end <= end]
+    first, last = steps_overlapping(step_starts, start, end)
+    return [o for o in occurrences_in_steps(workflow, text, first, last) if start <= o.start and o.end <= end]
+
+
+def steps_overlapping(step_starts: list[int], start: int, end: int) -> tuple[int, int]:
+    """The slice of the steps (by their start offsets, in order) that `start`..`end` overlaps."""
+    return max(0, bisect_right(step_starts, start) - 1), bisect_right(step_starts, end)
+
+
+def occurrences_in_steps(workflow: ir.Workflow, text: str, first: int, last: int) -> list[Occurrence]:
+    """The occurrences in `workflow.steps[first:last]` and at the workflow's level, as `occurrences` lists them."""
+    candidates = chain(_workflow_level(workflow), *(_step_occurrences(step) for step in workflow.steps[first:last]))
+    return occurrences(workflow, text, candidates)
 
 
 def definitions(workflow: ir.Workflow, text: str) -> list[Occurrence]:
