@@ -36,6 +36,8 @@ class LobsterServer(LanguageServer):
         self.debounce = DEBOUNCE_SECONDS
         self.indexing: asyncio.Task[None] | None = None
         self.changed_at: dict[str, float] = {}
+        self.active_at = 0.0
+        """When a document last changed or had its diagnostics sent (monotonic seconds)."""
 
     def current(self, uri: str) -> Analysis:
         """The analysis of the document's current text."""
@@ -56,10 +58,17 @@ class LobsterServer(LanguageServer):
         """Compile every workflow file of the workspace once, between requests, so that the first rename or
         workspace symbol search does not have to."""
         for path in itertools.islice(workspace_files(self.root_paths()), INDEX_LIMIT):
+            await self.while_typing()
             analysis = self.analysis_of(path)
             if analysis is not None:
                 _ = analysis.occurrences  # compiles, and indexes the names
             await asyncio.sleep(0)
+
+    async def while_typing(self) -> None:
+        """Wait until the editor has been quiet for a debounce period (no change, no diagnostics due or just
+        sent): background work must not delay the diagnostics of the document being edited."""
+        while self.pending or time.monotonic() - self.active_at < self.debounce:
+            await asyncio.sleep(self.debounce / 4)
 
     @property
     def pull(self) -> bool:
@@ -87,6 +96,7 @@ class LobsterServer(LanguageServer):
         version = self.workspace.get_text_document(uri).version
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, self.lsp_diagnostics(uri), version))
         self.pending.pop(uri, None)
+        self.active_at = time.monotonic()
         self.report_config_errors()
 
     def report_config_errors(self) -> None:
@@ -140,7 +150,7 @@ def _register_sync(server: LobsterServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: LobsterServer, params: types.DidChangeTextDocumentParams) -> None:
         ls.documents.dirty.add(params.text_document.uri)
-        ls.changed_at[params.text_document.uri] = time.monotonic()
+        ls.changed_at[params.text_document.uri] = ls.active_at = time.monotonic()
         ls.schedule(params.text_document.uri, ls.debounce)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
@@ -176,6 +186,7 @@ def _register_sync(server: LobsterServer) -> None:
         if ls.workspace.get_text_document(uri).version != version:
             raise JsonRpcContentModified("the document changed; pull again")
         items = ls.lsp_diagnostics(uri)
+        ls.active_at = time.monotonic()
         ls.report_config_errors()
         return types.RelatedFullDocumentDiagnosticReport(items=items)
 
