@@ -27,36 +27,22 @@ def get_path(value: Any, path: str) -> Any:
 
 def path_getter(path: str) -> Getter:
     """`get_path` for a fixed path, prepared once (a single key is the common, fast case)."""
-    if "." in path:
-        segments = path.split(".")
-
-        def dotted(value: Any) -> Any:
-            for segment in segments:
-                value = get_key(value, segment)
-                if value is UNDEFINED:
-                    return UNDEFINED
-            return value
-
-        return dotted
-
-    def single(value: Any) -> Any:
-        if type(value) is dict:
-            return value.get(path, UNDEFINED)
-        return get_key(value, path)
-
-    return single
+    return _getter(path.split("."), get_key)
 
 
 def item_getter(path: str) -> Getter:
     """The value at `path` as `sort`, `dedupe`, `groupBy`, `template` and `map` read it (see the module's doc)."""
     segments = [segment for segment in path.split(".") if segment]
-    if not segments:
-        return _itself
+    return _getter(segments, read_key) if segments else _itself
+
+
+def _getter(segments: list[str], read: Callable[[Any, str], Any]) -> Getter:
+    """A function that follows `segments` with `read` (an object's key straight from the dict)."""
     if len(segments) > 1:
 
         def dotted(value: Any) -> Any:
             for segment in segments:
-                value = read_key(value, segment)
+                value = read(value, segment)
                 if value is UNDEFINED:
                     return UNDEFINED
             return value
@@ -65,7 +51,7 @@ def item_getter(path: str) -> Getter:
     key = segments[0]
 
     def single(value: Any) -> Any:
-        return value.get(key, UNDEFINED) if type(value) is dict else read_key(value, key)
+        return value.get(key, UNDEFINED) if type(value) is dict else read(value, key)
 
     return single
 
