@@ -180,7 +180,7 @@ def _placeholder(expression: str, filters: bool) -> Renderer:
     chain = [compile_filter(part) for part in parts[1:]]
     if not chain and _one_key(path):
         return _key_shown(path)
-    getter: Callable[[Any], Any] = _itself if path == "this" else item_getter(path)
+    getter = item_getter("." if path == "this" else path)  # `.`: the item itself
     if not chain:
         return lambda item: show(getter(item))
     if len(chain) == 1:
@@ -194,10 +194,6 @@ def _placeholder(expression: str, filters: bool) -> Renderer:
         return show(value)
 
     return filtered
-
-
-def _itself(item: Any) -> Any:
-    return item
 
 
 def _key_shown(key: str) -> Renderer:
