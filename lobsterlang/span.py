@@ -220,3 +220,12 @@ class _RelativeSpan(Span):
         relative_start, relative_end, part = self
         start, end = relative_start + part.base, relative_end + part.base
         return (start, end, *part.doc.line_col(start), *part.doc.line_col(end))
+
+
+def moving_with(anchor: Span, span: Span) -> Span:
+    """`span`, made to move with the step that `anchor` belongs to when `anchor` moves with one (a StepIndex made
+    it); else `span` itself."""
+    if type(anchor) is _RelativeSpan:
+        part: StepIndex = anchor[2]
+        return part.span(span.start, span.end)
+    return span

@@ -13,6 +13,7 @@ from lobsterlang.compile import CompileResult
 from lobsterlang.compile.reuse import StepCache, reusing_steps
 from lobsterlang.diagnostics import Diagnostic
 from lobsterlang.lint import Config, ConfigError, Source, find_config, lint_source, load_config
+from lobsterlang.lint.stepwise import StepFindings
 from lobsterlang.query.names import Occurrence, definitions, occurrences, occurrences_in_steps, steps_overlapping
 from lobsterlang.query.recover import compile_recovering
 from lobsterlang.record import replace
@@ -109,6 +110,8 @@ class Documents:
         self.dirty: set[str] = set()
         self._steps: dict[str, StepCache] = {}
         """By URI: the steps of the document's last compile for diagnostics, which the next one reuses."""
+        self._step_findings: dict[str, StepFindings] = {}
+        """By URI: the per-step lint findings of those steps, which they keep while unchanged."""
 
     def analysis(self, uri: str, text: str, version: int | None) -> Analysis:
         """The analysis of this version (nothing is computed until asked)."""
@@ -128,8 +131,9 @@ class Documents:
             config = self.config_for(analysis.path)
             if not shellcheck:
                 config = replace(config, shellcheck=False)
+            remembered = self._step_findings.setdefault(analysis.uri, StepFindings())
             with reusing_steps(self._steps.setdefault(analysis.uri, StepCache())):  # unchanged steps move, not recompile
-                linted = lint_source(Source(analysis.path, analysis.text), config)
+                linted = lint_source(Source(analysis.path, analysis.text), config, remembered)
             analysis.linted(linted.diagnostics, linted.workflow)
             analysis.with_shellcheck = shellcheck and config.shellcheck
         assert analysis.findings is not None
@@ -137,6 +141,7 @@ class Documents:
 
     def forget(self, uri: str) -> None:
         self._steps.pop(uri, None)
+        self._step_findings.pop(uri, None)
         self._analyses.pop(uri, None)
         self._last_good.pop(uri, None)
         self.dirty.discard(uri)

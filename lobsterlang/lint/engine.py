@@ -11,10 +11,11 @@ from lobsterlang.diagnostics import Diagnostic
 from lobsterlang.gcpause import collector_paused
 from lobsterlang.lint.config import OFF_FOR_TARGET, Config, ignored_here
 from lobsterlang.lint.context import LintContext
-from lobsterlang.lint.registry import Check, Rule, all_rules
+from lobsterlang.lint.registry import PER_STEP_CHECKS, Check, Rule, all_rules
 from lobsterlang.lint.rules import shellcheck
 from lobsterlang.lint.shellcheck_runs import ShellcheckRuns
 from lobsterlang.lint.shellparse import forget_scripts
+from lobsterlang.lint.stepwise import StepFindings
 from lobsterlang.lint.suppress import Suppression, apply_suppressions, suppressions
 from lobsterlang.record import Record, replace
 from lobsterlang.span import LineIndex
@@ -90,8 +91,16 @@ class Prepared(Record):
     reads_files: bool
 
 
-def lint_source(source: Source, config: Config | None = None) -> FileResult:
-    return lint_sources([source], config)[0]
+def lint_source(source: Source, config: Config | None = None, remembered: StepFindings | None = None) -> FileResult:
+    """Lint one source; with `remembered` (one per document), its per-step rules check only the steps that changed
+    since the last lint with it."""
+    if remembered is None:
+        return lint_sources([source], config)[0]
+    config = config or Config()
+    selection = _Selection(config, all_rules().values())
+    with collector_paused():
+        item = _prepare(source, *selection.for_path(source.path), config, shellcheck_program(config) is not None, True, remembered)
+        return finish_all([item], config)[0]
 
 
 def lint_sources(sources: Iterable[Source], config: Config | None = None) -> list[FileResult]:
@@ -160,9 +169,12 @@ def _compile(source: Source, target: str) -> tuple[LintContext, list[Diagnostic]
 
 
 def _prepare(source: Source, enabled: Callable[[str], bool], checks: list[Check], config: Config, with_scripts: bool,
-             keep_ir: bool) -> Prepared:
+             keep_ir: bool, remembered: StepFindings | None = None) -> Prepared:
     ctx, diagnostics = _compile(source, config.target)
     if ctx.workflow is not None or ctx.pipeline is not None:
+        if remembered is not None and ctx.workflow is not None:
+            diagnostics.extend(remembered.check(ctx, [check for check in checks if check in PER_STEP_CHECKS]))
+            checks = [check for check in checks if check not in PER_STEP_CHECKS]
         for check in checks:
             diagnostics.extend(check(ctx))
         forget_scripts()  # parses are shared by the rules of one file, never kept across files

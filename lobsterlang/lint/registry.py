@@ -25,6 +25,11 @@ class Rule(Record):
     summary: str
     check: Check | None = None
     fixable: bool = False
+    per_step: bool = False
+    """The check reads one top-level step at a time: its findings on a workflow are its findings on the workflow
+    without steps, plus, for each step, its findings inside that step on the workflow with only that step.
+    The language server then re-checks only the steps an edit changed (`lint.stepwise`);
+    `tests/lint/test_stepwise.py` holds every such rule to it on the corpora."""
 
     @property
     def docs_path(self) -> str:
@@ -32,20 +37,25 @@ class Rule(Record):
 
 
 RULES: dict[str, Rule] = {}
+PER_STEP_CHECKS: set[Check] = set()
+"""The checks of the rules that are `per_step`."""
 
 
 def register(rule: Rule) -> Rule:
     if rule.code in RULES:
         raise ValueError(f"lint rule {rule.code} registered twice")
     RULES[rule.code] = rule
+    if rule.per_step and rule.check is not None:
+        PER_STEP_CHECKS.add(rule.check)
     return rule
 
 
-def rule(code: str, name: str, severity: Severity, summary: str, *, fixable: bool = False) -> Callable[[Check], Check]:
-    """Decorator: register the decorated function as the check of rule `code`."""
+def rule(code: str, name: str, severity: Severity, summary: str, *, fixable: bool = False,
+         per_step: bool = False) -> Callable[[Check], Check]:
+    """Decorator: register the decorated function as the check of rule `code` (`per_step`: see `Rule.per_step`)."""
 
     def decorate(check: Check) -> Check:
-        register(Rule(code, name, severity, summary, check, fixable))
+        register(Rule(code, name, severity, summary, check, fixable, per_step))
         return check
 
     return decorate

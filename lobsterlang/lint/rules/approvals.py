@@ -151,7 +151,7 @@ def _retries(retry: ir.Retry | None) -> bool:
     return retry is not None and isinstance(retry.max, int) and not isinstance(retry.max, bool) and retry.max > 1
 
 
-@rule("L404", "retry-side-effect", Severity.WARNING, "`retry` on a side-effecting step")
+@rule("L404", "retry-side-effect", Severity.WARNING, "`retry` on a side-effecting step", per_step=True)
 def retry_side_effect(ctx: LintContext) -> Iterator[Diagnostic]:
     for unit, why in ctx.side_effects.items():
         retry = unit.step.retry
@@ -205,7 +205,7 @@ def _blind(gate: Unit) -> bool:
     return approval.prompt is None or bool(GENERIC_PROMPT_RE.match(approval.prompt))
 
 
-@rule("L406", "blind-approval", Severity.WARNING, "an approval that shows the approver nothing to judge")
+@rule("L406", "blind-approval", Severity.WARNING, "an approval that shows the approver nothing to judge", per_step=True)
 def blind_approval(ctx: LintContext) -> Iterator[Diagnostic]:
     for gate in approval_steps(ctx):
         if _blind(gate):
@@ -215,7 +215,7 @@ def blind_approval(ctx: LintContext) -> Iterator[Diagnostic]:
                            "add `stdin: $step.json` with the data to act on, and a prompt that says what will happen")
 
 
-@rule("L407", "effect-before-approve", Severity.ERROR, "a side effect before `approve` in the same pipeline")
+@rule("L407", "effect-before-approve", Severity.ERROR, "a side effect before `approve` in the same pipeline", per_step=True)
 def effect_before_approve(ctx: LintContext) -> Iterator[Diagnostic]:
     if "approve" not in ctx.stages_by_name:
         return

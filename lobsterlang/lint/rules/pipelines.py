@@ -40,7 +40,7 @@ def _templated(word: ir.Word) -> bool:
     return word.template is not None
 
 
-@rule("L201", "unknown-command", Severity.ERROR, "a pipeline stage names a command that does not exist")
+@rule("L201", "unknown-command", Severity.ERROR, "a pipeline stage names a command that does not exist", per_step=True)
 def unknown_command(ctx: LintContext) -> Iterator[Diagnostic]:
     if len(ctx.known_stages) == len(ctx.stages):
         return
@@ -61,7 +61,7 @@ def known_stages(ctx: LintContext) -> tuple[Known, ...]:
     return tuple([(stage, spec, _TABLES[spec.name], flags(stage)) for stage, spec in ctx.known_stages])
 
 
-@rule("L202", "unknown-flag", Severity.ERROR, "a flag that the command does not accept")
+@rule("L202", "unknown-flag", Severity.ERROR, "a flag that the command does not accept", per_step=True)
 def unknown_flag(ctx: LintContext) -> Iterator[Diagnostic]:
     for _, spec, table, given in ctx.shared(known_stages):
         for flag in given:
@@ -109,7 +109,7 @@ def _label(spec: CommandSpec, name: str) -> str:
     return f"--{name}" if name in _TABLES[spec.name].flags else f"<{name}>"
 
 
-@rule("L203", "missing-argument", Severity.ERROR, "a command is missing a required flag or positional argument")
+@rule("L203", "missing-argument", Severity.ERROR, "a command is missing a required flag or positional argument", per_step=True)
 def missing_argument(ctx: LintContext) -> Iterator[Diagnostic]:
     for stage, spec, table, given in ctx.shared(known_stages):
         missing = _missing(stage, spec, table, given) if table.has_requirements else None
@@ -121,7 +121,7 @@ def missing_argument(ctx: LintContext) -> Iterator[Diagnostic]:
 
 
 @rule("L204", "bare-flag-swallows-argument", Severity.ERROR,
-      "a bare boolean flag followed by a word takes that word as its value", fixable=True)
+      "a bare boolean flag followed by a word takes that word as its value", fixable=True, per_step=True)
 def bare_flag_swallows(ctx: LintContext) -> Iterator[Diagnostic]:
     for _, _, table, given in ctx.shared(known_stages):
         for flag in swallowed(table, given):
@@ -134,7 +134,7 @@ def bare_flag_swallows(ctx: LintContext) -> Iterator[Diagnostic]:
             )
 
 
-@rule("L205", "invalid-where", Severity.ERROR, "a `where` expression the reference cannot parse")
+@rule("L205", "invalid-where", Severity.ERROR, "a `where` expression the reference cannot parse", per_step=True)
 def invalid_where(ctx: LintContext) -> Iterator[Diagnostic]:
     for stage in ctx.stages_by_name.get("where", ()):
         words = positionals(stage)
@@ -148,7 +148,7 @@ def invalid_where(ctx: LintContext) -> Iterator[Diagnostic]:
         yield ctx.diag("L205", words[0].span, f"Invalid where expression: {words[0].value}", hint)
 
 
-@rule("L206", "approve-in-pipeline-step", Severity.ERROR, "`approve` inside a workflow's `pipeline:` step")
+@rule("L206", "approve-in-pipeline-step", Severity.ERROR, "`approve` inside a workflow's `pipeline:` step", per_step=True)
 def approve_in_pipeline_step(ctx: LintContext) -> Iterator[Diagnostic]:
     if "approve" not in ctx.stages_by_name:
         return
@@ -164,7 +164,7 @@ def approve_in_pipeline_step(ctx: LintContext) -> Iterator[Diagnostic]:
                 )
 
 
-@rule("L207", "group-by-spelling", Severity.ERROR, "`group_by` is spelled `groupBy`", fixable=True)
+@rule("L207", "group-by-spelling", Severity.ERROR, "`group_by` is spelled `groupBy`", fixable=True, per_step=True)
 def group_by_spelling(ctx: LintContext) -> Iterator[Diagnostic]:
     if _GROUP_BY_SPELLINGS.isdisjoint(ctx.stages_by_name):
         return

@@ -22,7 +22,7 @@ Undotted names (`head`, `sort`, `exec`, `json`) are also real programs, so they 
 _PIPELINE_ONLY_RE = re.compile("|".join(re.escape(name) for name in sorted(PIPELINE_ONLY)))
 
 
-@rule("L311", "pipeline-command-in-shell", Severity.ERROR, "a Lobster pipeline command run as a program in `run:`/`command:`")
+@rule("L311", "pipeline-command-in-shell", Severity.ERROR, "a Lobster pipeline command run as a program in `run:`/`command:`", per_step=True)
 def pipeline_command_in_shell(ctx: LintContext) -> Iterator[Diagnostic]:
     for _, run in ctx.shell_runs:
         text = run.command.text
@@ -37,7 +37,7 @@ def pipeline_command_in_shell(ctx: LintContext) -> Iterator[Diagnostic]:
                 )
 
 
-@rule("L312", "exec-implicit-shell", Severity.WARNING, "`exec` given one word with spaces and `${arg}`/`$step` references: a shell runs it")
+@rule("L312", "exec-implicit-shell", Severity.WARNING, "`exec` given one word with spaces and `${arg}`/`$step` references: a shell runs it", per_step=True)
 def exec_implicit_shell(ctx: LintContext) -> Iterator[Diagnostic]:
     for stage in exec_stages(ctx):
         if shell_flag(stage) is not None:

@@ -216,7 +216,7 @@ def plausible_arg(ctx: LintContext, ref: ir.ArgRef) -> bool:
 _VERBATIM = frozenset({"single", "quoted-heredoc", "comment"})
 
 
-@rule("L105", "undeclared-arg", Severity.WARNING, "a `${arg}` that is not declared in `args`")
+@rule("L105", "undeclared-arg", Severity.WARNING, "a `${arg}` that is not declared in `args`", per_step=True)
 def undeclared_arg(ctx: LintContext) -> Iterator[Diagnostic]:
     if ctx.workflow is None:
         return
@@ -280,7 +280,7 @@ def _env_problem(name: str, declared: set[str]) -> tuple[str, str] | None:
     return f"the runtime does not set `{name}`", "lobster sets only LOBSTER_ARGS_JSON and LOBSTER_ARG_<NAME>; pass other values through `env:`"
 
 
-@rule("L107", "unknown-lobster-env", Severity.WARNING, "a `LOBSTER_*` environment variable the runtime does not provide")
+@rule("L107", "unknown-lobster-env", Severity.WARNING, "a `LOBSTER_*` environment variable the runtime does not provide", per_step=True)
 def unknown_lobster_env(ctx: LintContext) -> Iterator[Diagnostic]:
     if "LOBSTER_" not in ctx.shared(joined_text):
         return

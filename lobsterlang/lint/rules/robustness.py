@@ -94,7 +94,7 @@ def first_steps(ctx: LintContext) -> dict[str, Unit]:
     return found
 
 
-@rule("L503", "mixed-type-comparison", Severity.WARNING, "a comparison whose result is fixed by the types of its literals")
+@rule("L503", "mixed-type-comparison", Severity.WARNING, "a comparison whose result is fixed by the types of its literals", per_step=True)
 def mixed_type_comparison(ctx: LintContext) -> Iterator[Diagnostic]:
     for _, _, checked in ctx.shared(checked_conditions):
         for expr, why in checked:

@@ -113,7 +113,7 @@ _NOT_FIXABLE = frozenset({"comment", "quoted-heredoc"})
 """Where no variable expands, so reading the environment variable instead would print its name."""
 
 
-@rule("L301", "raw-arg-in-shell", Severity.ERROR, "`${arg}` spliced into `run:`/`command:` shell text (target `reference`)", fixable=True)
+@rule("L301", "raw-arg-in-shell", Severity.ERROR, "`${arg}` spliced into `run:`/`command:` shell text (target `reference`)", fixable=True, per_step=True)
 def raw_arg_in_shell(ctx: LintContext) -> Iterator[Diagnostic]:
     """Only for files written for the reference: lobsterlang passes args to shells as data."""
     if ctx.target != "reference":
@@ -232,7 +232,7 @@ def _runs_shell(command: Command) -> bool:
     return command.program in SHELLS and "-c" not in (w.value for w in command.args)
 
 
-@rule("L303", "pipe-to-shell", Severity.ERROR, "downloaded code piped into a shell (`curl … | sh`)")
+@rule("L303", "pipe-to-shell", Severity.ERROR, "downloaded code piped into a shell (`curl … | sh`)", per_step=True)
 def pipe_to_shell(ctx: LintContext) -> Iterator[Diagnostic]:
     for script, template, word in _scripts(ctx, _DOWNLOADER):
         for start, end in _piped_downloads(script):
@@ -240,7 +240,7 @@ def pipe_to_shell(ctx: LintContext) -> Iterator[Diagnostic]:
                            "download to a file, verify its checksum or signature, then run it")
 
 
-@rule("L304", "eval", Severity.WARNING, "`eval` in shell text")
+@rule("L304", "eval", Severity.WARNING, "`eval` in shell text", per_step=True)
 def shell_eval(ctx: LintContext) -> Iterator[Diagnostic]:
     for script, template, word in _scripts(ctx, _EVAL_HINT):
         for command in script.commands:
@@ -266,7 +266,7 @@ def _interpolated(template: ir.Template | None, word: Word) -> bool:
     return template is not None and any(not isinstance(p, ir.Text) and word.start <= at < word.end for at, p in part_offsets(template))
 
 
-@rule("L305", "sh-c-interpolation", Severity.WARNING, "`sh -c` with a command string built by interpolation")
+@rule("L305", "sh-c-interpolation", Severity.WARNING, "`sh -c` with a command string built by interpolation", per_step=True)
 def sh_c_interpolation(ctx: LintContext) -> Iterator[Diagnostic]:
     for script, template, word in _scripts(ctx, _SH_C_HINT):
         for command in script.commands:
@@ -279,7 +279,7 @@ def sh_c_interpolation(ctx: LintContext) -> Iterator[Diagnostic]:
                 )
 
 
-@rule("L306", "exec-shell-from-data", Severity.ERROR, "`exec --shell` text built from an argument or step output")
+@rule("L306", "exec-shell-from-data", Severity.ERROR, "`exec --shell` text built from an argument or step output", per_step=True)
 def exec_shell_from_data(ctx: LintContext) -> Iterator[Diagnostic]:
     for _, _, word in ctx.shared(shell_texts):
         ref = _first_ref(word.template) if word is not None and word.template is not None else None
