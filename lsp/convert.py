@@ -57,12 +57,11 @@ def related(diag: Diagnostic, analysis: Analysis) -> list[types.DiagnosticRelate
     """Where the steps and args a finding points at are defined (other than under the finding itself)."""
     if analysis.workflow is None:
         return None
-    named = analysis.occurrences_in(diag.span.start, max(diag.span.end, diag.span.start))
     found = [
         types.DiagnosticRelatedInformation(
             types.Location(analysis.uri, analysis.positions.range(o.start, o.end)), f"{o.kind} `{o.name}` is defined here"
         )
-        for o in analysis.definitions_of({(o.kind, o.name) for o in named})
+        for o in analysis.definitions_of(analysis.names_under(diag))
         if not diag.span.start <= o.start < diag.span.end
     ]
     return found or None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from pygls.uris import from_fs_path, to_fs_path
@@ -14,7 +14,16 @@ from lobsterlang.compile.reuse import StepCache, reusing_steps
 from lobsterlang.diagnostics import Diagnostic
 from lobsterlang.lint import Config, ConfigError, Source, find_config, lint_source, load_config
 from lobsterlang.lint.stepwise import StepFindings
-from lobsterlang.query.names import Occurrence, definitions, occurrences, occurrences_in_steps, steps_overlapping
+from lobsterlang.query.names import (
+    Defining,
+    NameKind,
+    Occurrence,
+    defining_by_name,
+    definition,
+    occurrences,
+    occurrences_in_steps,
+    steps_overlapping,
+)
 from lobsterlang.query.recover import compile_recovering
 from lobsterlang.record import replace
 from lsp.positions import UTF16, PositionMap
@@ -29,7 +38,8 @@ class Analysis:
     `result` (the compile result) for edits that need a file without errors, and `workflow`, the IR to navigate
     with: the current one, the part above a syntax error, or the last version that compiled."""
 
-    def __init__(self, uri: str, version: int | None, text: str, last_good: ir.Workflow | None, encoding: str = UTF16) -> None:
+    def __init__(self, uri: str, version: int | None, text: str, last_good: ir.Workflow | None, encoding: str = UTF16,
+                 names_under: NamesUnder | None = None) -> None:
         self.uri, self.version, self.text = uri, version, text
         self.path = to_fs_path(uri) or uri
         self.positions = PositionMap(text, encoding)
@@ -43,7 +53,9 @@ class Analysis:
         self._named: list[Occurrence] | None = None
         self._step_starts: list[int] | None = None
         self._in_steps: dict[tuple[int, int], list[Occurrence]] = {}
-        self._definitions: dict[tuple[str, str], list[Occurrence]] | None = None
+        self._defining: dict[tuple[NameKind, str], list[Defining]] | None = None
+        self._definitions: dict[tuple[NameKind, str], list[Occurrence]] = {}
+        self._names_under = names_under if names_under is not None else NamesUnder()
 
     @property
     def result(self) -> CompileResult[ir.Workflow]:
@@ -84,16 +96,49 @@ class Analysis:
             found = self._in_steps[steps] = occurrences_in_steps(self.workflow, self.text, *steps)
         return [o for o in found if start <= o.start and o.end <= end]
 
-    def definitions_of(self, names: set[tuple[str, str]]) -> list[Occurrence]:
-        if self._definitions is None:
-            self._definitions = {}
-            for o in definitions(self.workflow, self.text) if self.workflow else ():
-                self._definitions.setdefault((o.kind, o.name), []).append(o)
-        return [o for key in sorted(names) for o in self._definitions.get(key, ())]
+    def definitions_of(self, names: Iterable[tuple[NameKind, str]]) -> list[Occurrence]:
+        """Where these step ids and args are defined (each name looked up once per version)."""
+        if self.workflow is None:
+            return []
+        if self._defining is None:
+            self._defining = defining_by_name(self.workflow)
+        found = []
+        for key in sorted(names):
+            defined = self._definitions.get(key)
+            if defined is None:
+                among = map(definition, self._defining.get(key, ()))
+                defined = self._definitions[key] = occurrences(self.workflow, self.text, among)
+            found += defined
+        return found
+
+    def names_under(self, diag: Diagnostic) -> frozenset[tuple[NameKind, str]]:
+        """The step ids and args written inside a finding's span."""
+        return self._names_under.of(diag, self)
 
     @property
     def directory(self) -> Path:
         return Path(self.path).parent
+
+
+class NamesUnder:
+    """For one document: the names written inside each finding's span, kept as long as the finding is the same
+    object (a per-step finding of a step no edit touched, `lint.stepwise`: its span holds the same text)."""
+
+    def __init__(self) -> None:
+        self._found: dict[int, tuple[Diagnostic, frozenset[tuple[NameKind, str]]]] = {}
+
+    def of(self, diag: Diagnostic, analysis: Analysis) -> frozenset[tuple[NameKind, str]]:
+        known = self._found.get(id(diag))
+        if known is not None and known[0] is diag:
+            return known[1]
+        named = frozenset((o.kind, o.name) for o in analysis.occurrences_in(diag.span.start, max(diag.span.end, diag.span.start)))
+        self._found[id(diag)] = (diag, named)
+        return named
+
+    def keep_only(self, findings: Iterable[Diagnostic]) -> None:
+        """Forget the findings of earlier versions."""
+        kept = {id(d) for d in findings}
+        self._found = {key: value for key, value in self._found.items() if key in kept}
 
 
 class Documents:
@@ -112,6 +157,7 @@ class Documents:
         """By URI: the steps of the document's last compile for diagnostics, which the next one reuses."""
         self._step_findings: dict[str, StepFindings] = {}
         """By URI: the per-step lint findings of those steps, which they keep while unchanged."""
+        self._names_under: dict[str, NamesUnder] = {}
 
     def analysis(self, uri: str, text: str, version: int | None) -> Analysis:
         """The analysis of this version (nothing is computed until asked)."""
@@ -120,7 +166,8 @@ class Documents:
             return cached
         if cached is not None and cached.full_ir is not None:
             self._last_good[uri] = cached.full_ir
-        analysis = Analysis(uri, version, text, self._last_good.get(uri), self.encoding)
+        names_under = self._names_under.setdefault(uri, NamesUnder())
+        analysis = Analysis(uri, version, text, self._last_good.get(uri), self.encoding, names_under)
         self._analyses[uri] = analysis
         return analysis
 
@@ -135,6 +182,7 @@ class Documents:
             with reusing_steps(self._steps.setdefault(analysis.uri, StepCache())):  # unchanged steps move, not recompile
                 linted = lint_source(Source(analysis.path, analysis.text), config, remembered)
             analysis.linted(linted.diagnostics, linted.workflow)
+            self._names_under.setdefault(analysis.uri, NamesUnder()).keep_only(linted.diagnostics)
             analysis.with_shellcheck = shellcheck and config.shellcheck
         assert analysis.findings is not None
         return analysis.findings
@@ -142,6 +190,7 @@ class Documents:
     def forget(self, uri: str) -> None:
         self._steps.pop(uri, None)
         self._step_findings.pop(uri, None)
+        self._names_under.pop(uri, None)
         self._analyses.pop(uri, None)
         self._last_good.pop(uri, None)
         self.dirty.discard(uri)

@@ -230,16 +230,24 @@ def test_findings_and_fixes_in_a_range() -> None:
 @pytest.mark.parametrize("path", [*sorted(str(p) for p in (Path(__file__).parent.parent / "examples").rglob("*.lobster")), "FLOW"])
 def test_occurrences_within_a_range_and_definitions_agree_with_the_whole_list(path: str) -> None:
     """The language server reads names only around each finding; it must see what the whole list has there."""
-    from lobsterlang.query.names import definitions, occurrences, occurrences_within
+    from lobsterlang.query.names import (
+        defining_by_name,
+        definition,
+        occurrences,
+        occurrences_in_steps,
+        steps_overlapping,
+    )
 
     text = FLOW if path == "FLOW" else Path(path).read_text(encoding="utf-8")
     workflow = compile_workflow(text, path).ir
     assert workflow is not None
     every = occurrences(workflow, text)
-    assert definitions(workflow, text) == [o for o in every if o.role == "definition"]
+    by_name = {key: occurrences(workflow, text, map(definition, nodes)) for key, nodes in defining_by_name(workflow).items()}
+    assert sorted((o for found in by_name.values() for o in found), key=lambda o: o.start) == [o for o in every if o.role == "definition"]
     starts = [step.span.start for step in workflow.steps]
     ranges = [(step.span.start, step.span.end) for step in workflow.steps] + [(0, len(text))]
     ranges += [(o.start, o.end) for o in every] + [(o.start - 1, o.end + 3) for o in every] + [(o.start + 1, o.end) for o in every]
     for start, end in ranges:
         expected = [o for o in every if start <= o.start and o.end <= end]
-        assert occurrences_within(workflow, text, start, end, starts) == expected, (start, end)
+        found = occurrences_in_steps(workflow, text, *steps_overlapping(starts, start, end))
+        assert [o for o in found if start <= o.start and o.end <= end] == expected, (start, end)

@@ -40,13 +40,6 @@ def occurrences(workflow: ir.Workflow, text: str, among: Iterable[Occurrence] | 
     return sorted(found.values(), key=lambda o: o.start)
 
 
-def occurrences_within(workflow: ir.Workflow, text: str, start: int, end: int, step_starts: list[int]) -> list[Occurrence]:
-    """The occurrences wholly inside `start`..`end`, as `occurrences` lists them, reading only the steps that
-    overlap the range (`step_starts`: the start offsets of `workflow.steps`, in order)."""
-    first, last = steps_overlapping(step_starts, start, end)
-    return [o for o in occurrences_in_steps(workflow, text, first, last) if start <= o.start and o.end <= end]
-
-
 def steps_overlapping(step_starts: list[int], start: int, end: int) -> tuple[int, int]:
     """The slice of the steps (by their start offsets, in order) that `start`..`end` overlaps."""
     return max(0, bisect_right(step_starts, start) - 1), bisect_right(step_starts, end)
@@ -56,11 +49,6 @@ def occurrences_in_steps(workflow: ir.Workflow, text: str, first: int, last: int
     """The occurrences in `workflow.steps[first:last]` and at the workflow's level, as `occurrences` lists them."""
     candidates = chain(_workflow_level(workflow), *(_step_occurrences(step) for step in workflow.steps[first:last]))
     return occurrences(workflow, text, candidates)
-
-
-def definitions(workflow: ir.Workflow, text: str) -> list[Occurrence]:
-    """Where every step id (branches and sub-steps included) and arg is defined, as `occurrences` lists them."""
-    return occurrences(workflow, text, _definitions(workflow))
 
 
 def references(workflow: ir.Workflow, text: str, kind: NameKind, name: str) -> list[Occurrence]:
@@ -75,7 +63,7 @@ def unmapped(workflow: ir.Workflow, text: str, kind: NameKind, name: str) -> int
 
 def step_ids(workflow: ir.Workflow) -> list[str]:
     """Ids of every step, branch and for_each sub-step."""
-    return [o.name for o in _definitions(workflow) if o.kind == "step"]
+    return [node.id for node in _defining(workflow) if not isinstance(node, ir.ArgDecl)]
 
 
 def _all(workflow: ir.Workflow) -> Iterator[Occurrence]:
@@ -93,23 +81,42 @@ def _workflow_level(workflow: ir.Workflow) -> Iterator[Occurrence]:
         yield from _template_refs(workflow.cwd, (), "cwd")
 
 
-def _definitions(workflow: ir.Workflow) -> Iterator[Occurrence]:
-    for arg in workflow.args or ():
-        yield Occurrence("arg", arg.name, arg.name_span.start, arg.name_span.end, "definition", "args")
+Defining = ir.ArgDecl | ir.Step | ir.Branch
+"""What defines a name: an arg declaration, or a step, branch or for_each sub-step (its id)."""
+
+
+def _defining(workflow: ir.Workflow) -> Iterator[Defining]:
+    yield from workflow.args or ()
     for step in workflow.steps:
-        yield from _step_definitions(step)
+        yield from _step_defining(step)
 
 
-def _step_definitions(step: ir.Step) -> Iterator[Occurrence]:
-    yield _id(step)
+def _step_defining(step: ir.Step) -> Iterator[ir.Step | ir.Branch]:
+    yield step
     if isinstance(step.action, ir.Parallel):
-        yield from (_id(branch) for branch in step.action.branches)
+        yield from step.action.branches
     elif isinstance(step.action, ir.ForEach):
-        yield from (_id(sub) for sub in step.action.steps)
+        yield from step.action.steps
+
+
+def definition(node: Defining) -> Occurrence:
+    """The definition of the name `node` defines (not yet checked against the text, as `occurrences` does)."""
+    if isinstance(node, ir.ArgDecl):
+        return Occurrence("arg", node.name, node.name_span.start, node.name_span.end, "definition", "args")
+    return _id(node)
+
+
+def defining_by_name(workflow: ir.Workflow) -> dict[tuple[NameKind, str], list[Defining]]:
+    """What defines each step id and arg, in source order (`definition` of each gives its Occurrence)."""
+    found: dict[tuple[NameKind, str], list[Defining]] = {}
+    for node in _defining(workflow):
+        key: tuple[NameKind, str] = ("arg", node.name) if isinstance(node, ir.ArgDecl) else ("step", node.id)
+        found.setdefault(key, []).append(node)
+    return found
 
 
 def _step_occurrences(step: ir.Step) -> Iterator[Occurrence]:
-    yield from _step_definitions(step)
+    yield from map(_id, _step_defining(step))
     yield from _step_refs(step, ())
 
 

@@ -1,4 +1,5 @@
-"""Diagnostics after a run of edits equal those a fresh server computes for the final text (no stale state)."""
+"""Diagnostics after each edit of a run equal those a fresh server computes for the text (no stale state), though
+unchanged steps keep their IR, lint findings and related names from version to version."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ args:
   repo:
     default: o/r
 steps:
+  - id: setup
+    run: curl -s https://example.com/install.sh | sh
   - id: fetch
     run: gh pr list --repo ${repo} --json
   - id: gate
@@ -23,6 +26,7 @@ steps:
     run: curl -X POST https://example.com/hook
     stdin: $fetch.json
     when: $gate.approved
+    retry: {max: 2}
 """
 SNIPPETS = [
     "  - id: fetch\n    run: echo again\n",  # a duplicate id
@@ -35,6 +39,8 @@ SNIPPETS = [
     "    bad: [unclosed\n",
     "  - id: step${repo}\n    run: echo ${missing}\n",
     "\n",
+    "    retry: {max: 3}\n",  # a retried side effect (a per-step rule)
+    "  - id: install\n    run: curl -s https://x.sh | sh && eval \"$fetch.stdout\"\n",
 ]
 CAPS = Capabilities(
     types.ClientCapabilities(
@@ -75,6 +81,5 @@ def test_edits_give_the_diagnostics_of_a_fresh_start(edits: list[Edit]) -> None:
     lsp_diagnostics(documents, text, 1)
     for version, edit in enumerate(edits, start=2):
         text = edited(text, edit)
-        lsp_diagnostics(documents, text, version)
+        assert lsp_diagnostics(documents, text, version) == lsp_diagnostics(Documents(), text, 1)
         _ = documents.analysis(URI, text, version).occurrences  # what a hover or rename between edits computes
-    assert lsp_diagnostics(documents, text, len(edits) + 1) == lsp_diagnostics(Documents(), text, 1)
