@@ -9,7 +9,10 @@ import yaml
 from lobsterlang import ir
 from lobsterlang.compile import CompileResult, finish
 from lobsterlang.compile.context import Context
+from lobsterlang.compile.recompose import LeftOutStepChanged, compose_leaving_out
+from lobsterlang.compile.reuse import active_cache
 from lobsterlang.compile.workflow import compile_document
+from lobsterlang.diagnostics import Diagnostic
 from lobsterlang.gcpause import collector_paused
 from lobsterlang.span import LineIndex
 from lobsterlang.syntax.jsonload import compose_json
@@ -43,14 +46,29 @@ def _compile(source: str | bytes, path: str, strict: bool, *, keeps_tree: bool) 
     else:
         text, index = source, LineIndex(source)
     is_json = PurePath(path).suffix.lower() == ".json"
+    has_aliases_or_tags = needs_graph_check(text)
+    cache = active_cache()
+    if cache is not None:
+        cache.left_out = {}
+        if not (is_json or keeps_tree or has_aliases_or_tags):
+            try:
+                root = compose_leaving_out(text, index, cache)
+                if root is not None:
+                    return _compile_root(root, [], text, index, path, strict, is_json, keeps_tree, False)
+            except LeftOutStepChanged:
+                cache.left_out = {}
     root, problems = (compose_json if is_json else compose_yaml)(text, index)
     if problems:
         return finish(None, problems, text, strict), None
-    has_aliases_or_tags = needs_graph_check(text)
     if root is not None and has_aliases_or_tags:
         problems = check_graph(root, index)
         if any(p.is_error for p in problems):
             return finish(None, problems, text, strict), None
+    return _compile_root(root, problems, text, index, path, strict, is_json, keeps_tree, has_aliases_or_tags)
+
+
+def _compile_root(root: yaml.Node | None, problems: list[Diagnostic], text: str, index: LineIndex, path: str, strict: bool,
+                  is_json: bool, keeps_tree: bool, has_aliases_or_tags: bool) -> tuple[CompileResult[ir.Workflow], Composed | None]:
     ctx = Context(text, index, path, is_json, releases_steps=not keeps_tree and not has_aliases_or_tags)
     ctx.extend(problems)
     try:

@@ -34,6 +34,12 @@ class StepCache:
         self.steps: dict[StepKey, CompiledStep] = {}
         self.reused = 0
         """How many steps the last compile took from the one before (for tests and benchmarks)."""
+        self.source = ""
+        self.regions: list[tuple[int, int]] = []
+        """The text of the last compile that reached the steps, and where each of its steps starts and the token
+        after it begins (`compile.recompose` finds them unchanged in the next version)."""
+        self.left_out: dict[int, int] = {}
+        """The steps the current compile did not compose: where each starts, and where the token after it begins."""
 
 
 _ACTIVE: ContextVar[StepCache | None] = ContextVar("lobster_step_cache", default=None)

@@ -11,6 +11,7 @@ from lobsterlang import ir
 from lobsterlang.compile import branches, fields, gates, loops, recovery
 from lobsterlang.compile.context import Context, Entry, is_map, is_str, value_of
 from lobsterlang.compile.ids import SeenIds
+from lobsterlang.compile.recompose import LeftOutStepChanged
 from lobsterlang.compile.reuse import CompiledStep, StepCache, StepKey, active_cache
 from lobsterlang.span import StepIndex
 from lobsterlang.syntax.text import is_blank
@@ -43,13 +44,18 @@ def _compile_reusing(ctx: Context, nodes: list[Any], seen: SeenIds, cache: StepC
     """`_compile_releasing`, taking from `cache` each step whose text, column and ids before it are unchanged
     (moved to where it stands now), and leaving this compile's steps in it."""
     kept: dict[StepKey, CompiledStep] = {}
-    before, reused, document = 0, 0, ctx.index
+    regions: list[tuple[int, int]] = []
+    before, reused, document, left_out = 0, 0, ctx.index, cache.left_out
     for i, node in enumerate(nodes):
         nodes[i] = None
         start = node.start_mark.index
-        key = (ctx.text[start : node.end_mark.index], node.start_mark.column, before)
+        end = left_out.get(start, node.end_mark.index)  # a placeholder (`compile.recompose`) stands for the step
+        key = (ctx.text[start:end], node.start_mark.column, before)
+        regions.append((start, end))
         done = cache.steps.get(key)
         if done is None:
+            if start in left_out:
+                raise LeftOutStepChanged
             done = _compile_movable(ctx, node, seen, StepIndex(document, start))
         else:
             done.index.move(document, start)
@@ -59,7 +65,7 @@ def _compile_reusing(ctx: Context, nodes: list[Any], seen: SeenIds, cache: StepC
         kept[key] = done
         before = hash((before, done.ids))
         yield done.step
-    cache.steps, cache.reused = kept, reused
+    cache.steps, cache.reused, cache.source, cache.regions = kept, reused, ctx.text, regions
 
 
 def _compile_movable(ctx: Context, node: yaml.Node, seen: SeenIds, part: StepIndex) -> CompiledStep:

@@ -37,6 +37,16 @@ def needs_graph_check(text: str) -> bool:
     return False
 
 
+def may_anchor(text: str, start: int, end: int) -> bool:
+    """Whether `text[start:end]` may name an anchor (`&name` where a node may start)."""
+    pos = text.find("&", start, end)
+    while pos != -1:
+        if _starts_node(text, pos):
+            return True
+        pos = text.find("&", pos + 1, end)
+    return False
+
+
 def _starts_node(text: str, pos: int) -> bool:
     """`pos` is where a node may start: a line start, or after `key: `, `- `, `? `, `[`, `{`, `,`."""
     before = pos - 1
