@@ -96,7 +96,7 @@ def _common_suffix(a: str, b: str, limit: int) -> int:
 
 def _blank(text: str) -> str:
     """Spaces for every character but line breaks."""
-    return "\n".join(" " * len(line) for line in text.split("\n"))
+    return "\n".join(map(" ".__mul__, map(len, text.split("\n"))))
 
 
 def _in_place(root: yaml.Node | None, regions: list[tuple[int, int]], text: str) -> bool:
@@ -111,7 +111,7 @@ def _in_place(root: yaml.Node | None, regions: list[tuple[int, int]], text: str)
     items = steps[0].value
     placed = {
         item.start_mark.index for item, after in pairwise(items)
-        if _is_placeholder(item) and "#" not in text[item.start_mark.index : item_start(text, after.start_mark.index)]
+        if _is_placeholder(item) and text.find("#", item.start_mark.index, item_start(text, after.start_mark.index)) == -1
     }
     return all(start in placed for start, _ in regions)
 
