@@ -7,11 +7,13 @@ import itertools
 import logging
 import time
 from pathlib import Path
+from typing import Any
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
 from pygls.exceptions import JsonRpcContentModified, JsonRpcException
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
 from pygls.uris import to_fs_path
 
 from lobsterlang import __version__
@@ -26,18 +28,28 @@ CONFIG_GLOBS = ("**/.lobster.toml", "**/pyproject.toml")
 logger = logging.getLogger(__name__)
 
 
+class _Protocol(LanguageServerProtocol):
+    """pygls's protocol, noting when the editor last sent anything: background work waits while it is busy."""
+
+    def handle_message(self, message: Any) -> Any:
+        server = self._server
+        if isinstance(server, LobsterServer):
+            server.active_at = time.monotonic()
+        return super().handle_message(message)
+
+
 class LobsterServer(LanguageServer):
     """A pygls server with the documents' analyses and one pending diagnostics task per document."""
 
     def __init__(self) -> None:
-        super().__init__("lobster-lsp", __version__)
+        super().__init__("lobster-lsp", __version__, protocol_cls=_Protocol)
         self.documents = Documents()
         self.pending: dict[str, asyncio.Task[None]] = {}
         self.debounce = DEBOUNCE_SECONDS
         self.indexing: asyncio.Task[None] | None = None
         self.changed_at: dict[str, float] = {}
         self.active_at = 0.0
-        """When a document last changed or had its diagnostics sent (monotonic seconds)."""
+        """When the editor last sent a message, or diagnostics were last sent (monotonic seconds)."""
 
     def current(self, uri: str) -> Analysis:
         """The analysis of the document's current text."""
@@ -65,8 +77,8 @@ class LobsterServer(LanguageServer):
             await asyncio.sleep(0)
 
     async def while_typing(self) -> None:
-        """Wait until the editor has been quiet for a debounce period (no change, no diagnostics due or just
-        sent): background work must not delay the diagnostics of the document being edited."""
+        """Wait until the editor has been quiet for a debounce period (no message, no diagnostics due or just
+        sent): background work must not delay the diagnostics, completions or hovers the user waits for."""
         while self.pending or time.monotonic() - self.active_at < self.debounce:
             await asyncio.sleep(self.debounce / 4)
 
@@ -150,7 +162,7 @@ def _register_sync(server: LobsterServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: LobsterServer, params: types.DidChangeTextDocumentParams) -> None:
         ls.documents.dirty.add(params.text_document.uri)
-        ls.changed_at[params.text_document.uri] = ls.active_at = time.monotonic()
+        ls.changed_at[params.text_document.uri] = time.monotonic()
         ls.schedule(params.text_document.uri, ls.debounce)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
