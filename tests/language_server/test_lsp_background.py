@@ -14,7 +14,8 @@ from lsp.server import build
 def test_any_message_from_the_editor_counts_as_activity() -> None:
     server = build()
     server.active_at = 0.0
-    server.protocol.handle_message(types.SetTraceNotification(params=types.SetTraceParams(value=types.TraceValue.Off)))
+    message = server.protocol.structure_message({"jsonrpc": "2.0", "method": types.SET_TRACE, "params": {"value": "off"}})
+    server.protocol.handle_message(message)
     assert time.monotonic() - server.active_at < 5
 
 
