@@ -12,7 +12,7 @@ from lobsterlang.diagnostics import Diagnostic, Edit, Fix
 from lobsterlang.lint.effects import unit_side_effect
 from lobsterlang.lint.registry import RULES
 from lobsterlang.lint.textmap import TextMap, part_offsets
-from lobsterlang.lint.walk import Unit, units
+from lobsterlang.lint.walk import Unit, UnitCache, units
 from lobsterlang.span import Span
 
 T = TypeVar("T")
@@ -61,6 +61,8 @@ class LintContext:
         self.pipeline = pipeline
         self._offsets: dict[int, list[tuple[int, ir.TemplatePart]]] = {}
         self._shared: dict[Callable[[LintContext], object], object] = {}
+        self.unit_cache: UnitCache | None = None
+        """The units of the document's last lint, for `units` to reuse (the language server sets it)."""
 
     def shared(self, build: Callable[[LintContext], T]) -> T:
         """`build(self)`, computed once per context: an index that several rules read."""
@@ -81,7 +83,9 @@ class LintContext:
 
     @_cached
     def units(self) -> tuple[Unit, ...]:
-        return tuple(units(self.workflow)) if self.workflow else ()
+        if self.workflow is None:
+            return ()
+        return tuple(self.unit_cache.units(self.workflow) if self.unit_cache else units(self.workflow))
 
     @_cached
     def steps(self) -> tuple[Unit, ...]:

@@ -173,6 +173,7 @@ def _prepare(source: Source, enabled: Callable[[str], bool], checks: list[Check]
     ctx, diagnostics = _compile(source, config.target)
     if ctx.workflow is not None or ctx.pipeline is not None:
         if remembered is not None and ctx.workflow is not None:
+            ctx.unit_cache = remembered.units
             diagnostics.extend(remembered.check(ctx, [check for check in checks if check in PER_STEP_CHECKS]))
             checks = [check for check in checks if check not in PER_STEP_CHECKS]
         for check in checks:

@@ -10,6 +10,7 @@ from lobsterlang import ir
 from lobsterlang.diagnostics import Diagnostic, Edit
 from lobsterlang.lint.context import LintContext
 from lobsterlang.lint.registry import Check
+from lobsterlang.lint.walk import UnitCache
 from lobsterlang.record import Record, replace
 from lobsterlang.span import Span, moving_with
 
@@ -22,6 +23,8 @@ class StepFindings:
     """
 
     def __init__(self) -> None:
+        self.units = UnitCache()
+        """The units of the document's steps (`LintContext.units`), kept for the same steps too."""
         self._setting: tuple[object, ...] = ()
         self._steps: dict[int, tuple[ir.Step, tuple[Diagnostic, ...]]] = {}
         self.rechecked = 0

@@ -69,14 +69,44 @@ class Unit:
 def units(workflow: ir.Workflow) -> Iterator[Unit]:
     """Every unit, parents before their branches and sub-steps."""
     for index, step in enumerate(workflow.steps):
-        yield Unit(step, "step", step.when, step, index)
-        action = step.action
-        if type(action) is ir.Parallel:
-            for position, branch in enumerate(action.branches):
-                yield Unit(branch, "branch", None, step, index, position)
-        elif type(action) is ir.ForEach:
-            for position, sub in enumerate(action.steps):
-                yield Unit(sub, "substep", sub.when, step, index, position, action)
+        yield from step_units(step, index)
+
+
+def step_units(step: ir.Step, index: int) -> Iterator[Unit]:
+    """The units of the top-level step at `index`: the step, then its branches or sub-steps."""
+    yield Unit(step, "step", step.when, step, index)
+    action = step.action
+    if type(action) is ir.Parallel:
+        for position, branch in enumerate(action.branches):
+            yield Unit(branch, "branch", None, step, index, position)
+    elif type(action) is ir.ForEach:
+        for position, sub in enumerate(action.steps):
+            yield Unit(sub, "substep", sub.when, step, index, position, action)
+
+
+class UnitCache:
+    """For one document: the units of each top-level step of its last lint. A step the compile reused (the same
+    IR object, `compile.reuse`) keeps its units; only their `index` is set to where the step now stands."""
+
+    def __init__(self) -> None:
+        self._steps: dict[int, tuple[ir.Step, list[Unit]]] = {}
+
+    def units(self, workflow: ir.Workflow) -> list[Unit]:
+        """`units(workflow)`, reusing the units of unchanged steps."""
+        found: list[Unit] = []
+        kept: dict[int, tuple[ir.Step, list[Unit]]] = {}
+        for index, step in enumerate(workflow.steps):
+            known = self._steps.get(id(step))
+            if known is not None and known[0] is step:
+                mine = known[1]
+                for unit in mine:
+                    unit.index = index
+            else:
+                mine = list(step_units(step, index))
+            kept[id(step)] = (step, mine)
+            found += mine
+        self._steps = kept
+        return found
 
 
 def templates(unit: Unit) -> list[tuple[ir.Template, str]]:
