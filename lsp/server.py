@@ -23,6 +23,12 @@ from lsp.documents import Analysis, Documents, uri_of, workspace_files
 DEBOUNCE_SECONDS = 0.2
 INDEX_LIMIT = 5000
 """Workflow files compiled ahead of time; a bigger workspace compiles the rest when a request needs them."""
+QUIET_SECONDS = 0.05
+"""How long the editor must have sent nothing before a small workspace file is compiled in the background."""
+SMALL_FILE_BYTES = 16_000
+"""A file this size compiles in a few milliseconds: it may be compiled while diagnostics wait out their
+debounce (not within QUIET_SECONDS of them). A bigger one waits until the editor has been quiet for a
+debounce period."""
 CONFIG_GLOBS = ("**/.lobster.toml", "**/pyproject.toml")
 
 logger = logging.getLogger(__name__)
@@ -50,6 +56,8 @@ class LobsterServer(LanguageServer):
         self.changed_at: dict[str, float] = {}
         self.active_at = 0.0
         """When the editor last sent a message, or diagnostics were last sent (monotonic seconds)."""
+        self.due: dict[str, float] = {}
+        """When each document's diagnostics are due (monotonic seconds), until they are sent."""
 
     def current(self, uri: str) -> Analysis:
         """The analysis of the document's current text."""
@@ -68,19 +76,32 @@ class LobsterServer(LanguageServer):
 
     async def index_workspace(self) -> None:
         """Compile every workflow file of the workspace once, between requests, so that the first rename or
-        workspace symbol search does not have to."""
-        for path in itertools.islice(workspace_files(self.root_paths()), INDEX_LIMIT):
-            await self.while_typing()
+        workspace symbol search does not have to: the smallest first, as they may run while the editor is busy.
+        Open documents are compiled for their diagnostics anyway."""
+        sized = sorted((_size(path), path) for path in itertools.islice(workspace_files(self.root_paths()), INDEX_LIMIT))
+        for size, path in sized:
+            await self.until_quiet(small=size <= SMALL_FILE_BYTES)
+            if uri_of(path) in self.workspace.text_documents:
+                continue
             analysis = self.analysis_of(path)
             if analysis is not None:
                 _ = analysis.occurrences  # compiles, and indexes the names
             await asyncio.sleep(0)
 
-    async def while_typing(self) -> None:
-        """Wait until the editor has been quiet for a debounce period (no message, no diagnostics due or just
-        sent): background work must not delay the diagnostics, completions or hovers the user waits for."""
-        while self.pending or time.monotonic() - self.active_at < self.debounce:
-            await asyncio.sleep(self.debounce / 4)
+    async def until_quiet(self, small: bool) -> None:
+        """Wait until background work of this size cannot delay what the editor waits for: a small piece once
+        the editor has sent nothing for QUIET_SECONDS and no diagnostics are due within as long; a big one
+        once it has been quiet for a debounce period and no diagnostics are pending."""
+        while not (self._quiet_for_small() if small else self._quiet_for_big()):
+            await asyncio.sleep(QUIET_SECONDS / 2)
+
+    def _quiet_for_small(self) -> bool:
+        now = time.monotonic()
+        soon = any(-self.debounce < due - now < QUIET_SECONDS for due in self.due.values())  # older: never pulled
+        return now - self.active_at >= QUIET_SECONDS and not soon
+
+    def _quiet_for_big(self) -> bool:
+        return not self.pending and time.monotonic() - self.active_at >= self.debounce
 
     @property
     def pull(self) -> bool:
@@ -100,6 +121,7 @@ class LobsterServer(LanguageServer):
         previous = self.pending.pop(uri, None)
         if previous is not None:
             previous.cancel()
+        self.due[uri] = time.monotonic() + delay
         if not self.pull:
             self.pending[uri] = asyncio.get_event_loop().create_task(self._publish(uri, delay))
 
@@ -108,6 +130,7 @@ class LobsterServer(LanguageServer):
         version = self.workspace.get_text_document(uri).version
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, self.lsp_diagnostics(uri), version))
         self.pending.pop(uri, None)
+        self.due.pop(uri, None)
         self.active_at = time.monotonic()
         self.report_config_errors()
 
@@ -123,6 +146,13 @@ class LobsterServer(LanguageServer):
     def root_paths(self) -> list[str]:
         folders = [to_fs_path(folder.uri) for folder in self.workspace.folders.values()]
         return [f for f in folders if f] or [p for p in [self.workspace.root_path] if p]
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 def build() -> LobsterServer:
@@ -176,6 +206,7 @@ def _register_sync(server: LobsterServer) -> None:
         pending = ls.pending.pop(params.text_document.uri, None)
         if pending is not None:
             pending.cancel()
+        ls.due.pop(params.text_document.uri, None)
         ls.documents.forget(params.text_document.uri)
         if not ls.pull:
             ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(params.text_document.uri, []))
@@ -198,6 +229,7 @@ def _register_sync(server: LobsterServer) -> None:
         if ls.workspace.get_text_document(uri).version != version:
             raise JsonRpcContentModified("the document changed; pull again")
         items = ls.lsp_diagnostics(uri)
+        ls.due.pop(uri, None)
         ls.active_at = time.monotonic()
         ls.report_config_errors()
         return types.RelatedFullDocumentDiagnosticReport(items=items)
