@@ -102,6 +102,17 @@ def test_every_version_compiles_as_it_would_afresh_while_typing(typed: list[tupl
         assert dumped(reused) == dumped(compile_workflow(text, "doc.lobster")), text
 
 
+def test_a_file_with_windows_line_breaks_leaves_its_unchanged_steps_out_too() -> None:
+    crlf, cache = BASE.replace("\n", "\r\n"), StepCache()
+    mixed = crlf.replace("id: gate\r\n", "id: gate\n")
+    with reusing_steps(cache):
+        compile_workflow(crlf, "doc.lobster")
+        for text in ("# first\r\n" + crlf, "# again\r\n" + mixed, "#\n" + mixed):
+            reused = compile_workflow(text, "doc.lobster")
+            assert dumped(reused) == dumped(compile_workflow(text, "doc.lobster"))
+            assert cache.left_out
+
+
 def test_a_flow_list_of_steps_is_composed_whole() -> None:
     flow = "steps: [{id: a, run: x}, {id: b, run: y},\n  {id: c, run: z}]  # the keys of a flow list own comments\n"
     cache = StepCache()

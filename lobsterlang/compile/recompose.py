@@ -17,9 +17,9 @@ from lobsterlang.syntax.sourcelayout import item_start
 from lobsterlang.syntax.yamlload import STR_TAG, compose_yaml
 
 PLACEHOLDER = "x"
-_UNSAFE = re.compile("[#\r\x85\u2028\u2029]")
+_UNSAFE = re.compile("[#\x85\u2028\u2029]|\r(?!\n)")
 """In a step's text, what keeps it composed: a comment (the comment survey reads the step's keys around it), or a
-line break other than `\\n` (the placeholder keeps lines by `\\n` alone)."""
+line break other than `\\n` and `\\r\\n` (the placeholder keeps those alone)."""
 
 
 class LeftOutStepChanged(Exception):
@@ -95,8 +95,10 @@ def _common_suffix(a: str, b: str, limit: int) -> int:
 
 
 def _blank(text: str) -> str:
-    """Spaces for every character but line breaks."""
-    return "\n".join(map(" ".__mul__, map(len, text.split("\n"))))
+    """Spaces for every character but line breaks (`\\n`, `\\r\\n`)."""
+    if "\r" not in text:
+        return "\n".join(map(" ".__mul__, map(len, text.split("\n"))))
+    return "\n".join(" " * (len(line) - 1) + "\r" if line.endswith("\r") else " " * len(line) for line in text.split("\n"))
 
 
 def _in_place(root: yaml.Node | None, regions: list[tuple[int, int]], text: str) -> bool:
