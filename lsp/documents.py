@@ -179,7 +179,7 @@ class Documents:
             if not shellcheck:
                 config = replace(config, shellcheck=False)
             remembered = self._step_findings.setdefault(analysis.uri, StepFindings())
-            with reusing_steps(self._steps.setdefault(analysis.uri, StepCache())):  # unchanged steps move, not recompile
+            with reusing_steps(self._steps.setdefault(analysis.uri, StepCache()), analysis.path):  # unchanged steps move
                 linted = lint_source(Source(analysis.path, analysis.text), config, remembered)
             analysis.linted(linted.diagnostics, linted.workflow)
             self._names_under.setdefault(analysis.uri, NamesUnder()).keep_only(linted.diagnostics)

@@ -79,7 +79,7 @@ def test_every_version_compiles_as_it_would_afresh(edits: list[tuple[int, str, s
         elif lines:
             del lines[min(at, len(lines) - 1)]
         source = "".join(lines)
-        with reusing_steps(cache):
+        with reusing_steps(cache, "doc.lobster"):
             reused = compile_workflow(source, "doc.lobster")
         assert dumped(reused) == dumped(compile_workflow(source, "doc.lobster"))
 
@@ -92,12 +92,12 @@ TYPED = "x:-# '\"[{|&*\n\t"
 def test_every_version_compiles_as_it_would_afresh_while_typing(typed: list[tuple[float, str, bool]]) -> None:
     """Characters typed or deleted anywhere, one version each (steps left out of composing included)."""
     text, cache = BASE, StepCache()
-    with reusing_steps(cache):
+    with reusing_steps(cache, "doc.lobster"):
         compile_workflow(text, "doc.lobster")
     for where, char, insert in typed:
         at = int(where * len(text))
         text = text[:at] + char + text[at:] if insert else text[:at] + text[at + 1 :]
-        with reusing_steps(cache):
+        with reusing_steps(cache, "doc.lobster"):
             reused = compile_workflow(text, "doc.lobster")
         assert dumped(reused) == dumped(compile_workflow(text, "doc.lobster")), text
 
@@ -105,7 +105,7 @@ def test_every_version_compiles_as_it_would_afresh_while_typing(typed: list[tupl
 def test_a_file_with_windows_line_breaks_leaves_its_unchanged_steps_out_too() -> None:
     crlf, cache = BASE.replace("\n", "\r\n"), StepCache()
     mixed = crlf.replace("id: gate\r\n", "id: gate\n")
-    with reusing_steps(cache):
+    with reusing_steps(cache, "doc.lobster"):
         compile_workflow(crlf, "doc.lobster")
         for text in ("# first\r\n" + crlf, "# again\r\n" + mixed, "#\n" + mixed):
             reused = compile_workflow(text, "doc.lobster")
@@ -116,7 +116,7 @@ def test_a_file_with_windows_line_breaks_leaves_its_unchanged_steps_out_too() ->
 def test_a_flow_list_of_steps_is_composed_whole() -> None:
     flow = "steps: [{id: a, run: x}, {id: b, run: y},\n  {id: c, run: z}]  # the keys of a flow list own comments\n"
     cache = StepCache()
-    with reusing_steps(cache):
+    with reusing_steps(cache, "doc.lobster"):
         compile_workflow(flow, "doc.lobster")
         reused = compile_workflow("\n" + flow, "doc.lobster")
     assert cache.left_out == {}
@@ -125,7 +125,7 @@ def test_a_flow_list_of_steps_is_composed_whole() -> None:
 
 def test_unchanged_steps_are_not_composed_again() -> None:
     cache, moved = StepCache(), "# new first line\n" + BASE
-    with reusing_steps(cache):
+    with reusing_steps(cache, "doc.lobster"):
         compile_workflow(BASE, "doc.lobster")
         compile_workflow(moved, "doc.lobster")
     # Every step but the last (`broken`), and but those holding a `#` (`show`: the comment survey reads its keys).
@@ -148,7 +148,7 @@ HOSTILE = {
 def test_an_edit_that_changes_what_the_steps_are_part_of_is_composed_afresh(name: str) -> None:
     """(The placeholders of `compile.recompose` would stand somewhere else than their steps did.)"""
     cache, text = StepCache(), HOSTILE[name]
-    with reusing_steps(cache):
+    with reusing_steps(cache, "doc.lobster"):
         compile_workflow(BASE, "doc.lobster")
         reused = compile_workflow(text, "doc.lobster")
     assert dumped(reused) == dumped(compile_workflow(text, "doc.lobster"))
@@ -156,7 +156,7 @@ def test_an_edit_that_changes_what_the_steps_are_part_of_is_composed_afresh(name
 
 def test_an_edit_above_the_steps_moves_them_all_without_compiling_them() -> None:
     cache = StepCache()
-    with reusing_steps(cache):
+    with reusing_steps(cache, "doc.lobster"):
         compile_workflow(BASE, "doc.lobster")
         assert cache.reused == 0
         moved = compile_workflow("# new first line\n" + BASE, "doc.lobster")
@@ -164,9 +164,21 @@ def test_an_edit_above_the_steps_moves_them_all_without_compiling_them() -> None
     assert dumped(moved) == dumped(compile_workflow("# new first line\n" + BASE, "doc.lobster"))
 
 
+def test_another_file_compiled_meanwhile_neither_uses_nor_changes_the_cache() -> None:
+    """A lint rule reads sub-workflows while the language server lints a document with its cache."""
+    cache = StepCache()
+    with reusing_steps(cache, "doc.lobster"):
+        first = compile_workflow(BASE, "doc.lobster")
+        child = compile_workflow(BASE, "child.lobster")
+        moved = compile_workflow("# new first line\n" + BASE, "doc.lobster")
+    assert first.ir is not None and child.ir is not None and moved.ir is not None
+    assert child.ir.steps[0] is not first.ir.steps[0]
+    assert cache.reused == 7 and moved.ir.steps[0] is first.ir.steps[0]
+
+
 def test_a_changed_id_recompiles_the_steps_after_it() -> None:
     cache = StepCache()
-    with reusing_steps(cache):
+    with reusing_steps(cache, "doc.lobster"):
         compile_workflow(BASE, "doc.lobster")
         compile_workflow(BASE.replace("id: fan\n", "id: fan2\n"), "doc.lobster")
     assert cache.reused == 1  # only `fetch`: every later step may now (not) be a duplicate
@@ -179,7 +191,7 @@ def test_real_workflows_compile_the_same_through_the_cache() -> None:
     for path in REAL:
         text = path.read_text(encoding="utf-8")
         cache = StepCache()
-        with reusing_steps(cache):
+        with reusing_steps(cache, path.name):
             compile_workflow(text, path.name)
             again = compile_workflow("\n" + text, path.name)
         assert dumped(again) == dumped(compile_workflow("\n" + text, path.name)), path
@@ -189,12 +201,12 @@ def test_real_workflows_compile_the_same_through_the_cache() -> None:
 @given(path=st.sampled_from(REAL), edits=st.lists(st.tuples(st.floats(0, 1), st.sampled_from(INSERTS)), min_size=1, max_size=4))
 def test_real_workflows_compile_the_same_after_random_edits(path: Path, edits: list[tuple[float, str]]) -> None:
     text, cache = path.read_text(encoding="utf-8"), StepCache()
-    with reusing_steps(cache):
+    with reusing_steps(cache, path.name):
         compile_workflow(text, path.name)
     for where, insert in edits:
         lines = text.splitlines(keepends=True)
         at = int(where * len(lines))
         text = "".join([*lines[:at], insert, *lines[at:]])
-        with reusing_steps(cache):
+        with reusing_steps(cache, path.name):
             reused = compile_workflow(text, path.name)
         assert dumped(reused) == dumped(compile_workflow(text, path.name)), text

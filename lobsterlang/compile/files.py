@@ -47,7 +47,7 @@ def _compile(source: str | bytes, path: str, strict: bool, *, keeps_tree: bool) 
         text, index = source, LineIndex(source)
     is_json = PurePath(path).suffix.lower() == ".json"
     has_aliases_or_tags = needs_graph_check(text)
-    cache = active_cache()
+    cache = active_cache(path)
     if cache is not None:
         cache.left_out = {}
         if not (is_json or keeps_tree or has_aliases_or_tags):

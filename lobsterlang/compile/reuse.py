@@ -42,22 +42,25 @@ class StepCache:
         """The steps the current compile did not compose: where each starts, and where the token after it begins."""
 
 
-_ACTIVE: ContextVar[StepCache | None] = ContextVar("lobster_step_cache", default=None)
+_ACTIVE: ContextVar[tuple[StepCache, str] | None] = ContextVar("lobster_step_cache", default=None)
 
 
 @contextmanager
-def reusing_steps(cache: StepCache) -> Iterator[None]:
-    """Workflows compiled inside the block take unchanged steps from `cache` and leave theirs in it.
+def reusing_steps(cache: StepCache, path: str) -> Iterator[None]:
+    """The document at `path` compiled inside the block takes unchanged steps from `cache` and leaves its own
+    in it; any other file compiled meanwhile (a sub-workflow a lint rule reads) compiles as usual.
 
     Only for one document's successive versions, and only where nothing keeps an IR of an earlier version
     whose positions must stay put: a reused step moves, in every IR that holds it.
     """
-    token = _ACTIVE.set(cache)
+    token = _ACTIVE.set((cache, path))
     try:
         yield
     finally:
         _ACTIVE.reset(token)
 
 
-def active_cache() -> StepCache | None:
-    return _ACTIVE.get()
+def active_cache(path: str) -> StepCache | None:
+    """The cache of `reusing_steps` when the document at `path` is the one it is for."""
+    active = _ACTIVE.get()
+    return active[0] if active is not None and active[1] == path else None

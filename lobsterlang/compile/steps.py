@@ -30,7 +30,7 @@ _INPUT_EXCLUDES = "input steps cannot define run, command, pipeline, workflow, p
 
 def compile_steps(ctx: Context, nodes: list[yaml.Node]) -> tuple[ir.Step, ...]:
     seen = SeenIds()
-    cache = active_cache() if ctx.releases_steps else None
+    cache = active_cache(ctx.path) if ctx.releases_steps else None
     if cache is not None:
         compiled = _compile_reusing(ctx, nodes, seen, cache)
     elif ctx.releases_steps:

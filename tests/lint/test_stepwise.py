@@ -83,7 +83,7 @@ def test_a_per_step_rule_decomposes_by_step_on_every_corpus_file(code: str) -> N
 def _lint_versions(versions: list[str], config: Config) -> tuple[StepFindings, StepCache]:
     remembered, cache = StepFindings(), StepCache()
     for text in versions:
-        with reusing_steps(cache):
+        with reusing_steps(cache, "doc.lobster"):
             kept = lint_source(Source("doc.lobster", text), config, remembered)
         fresh = lint_source(Source("doc.lobster", text), config)
         assert [seen(d) for d in kept.diagnostics] == [seen(d) for d in fresh.diagnostics], text
