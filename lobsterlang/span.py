@@ -123,15 +123,25 @@ unchecked_span = _LazySpan._make
 """`unchecked_span((start, end, index))`: the span LineIndex.span gives for offsets already inside the text."""
 
 
+def line_starts(text: str) -> list[int]:
+    """The offset where each line of `text` starts (lines end at `\\n`)."""
+    lines = text.split("\n")
+    # Line i starts after lines 0..i-1 and their i newlines (computed without a Python loop).
+    return list(map(add, accumulate(map(len, lines), initial=0), range(len(lines))))
+
+
+def _clamped(start: int, end: int, length: int) -> tuple[int, int]:
+    start = max(0, min(start, length))
+    return start, max(start, min(end, length))
+
+
 class LineIndex:
     """Maps offsets of one text to line and column numbers in O(log lines)."""
 
     __slots__ = ("_starts", "length")
 
     def __init__(self, text: str) -> None:
-        lines = text.split("\n")
-        # Line i starts after lines 0..i-1 and their i newlines (computed without a Python loop).
-        self._starts: list[int] = list(map(add, accumulate(map(len, lines), initial=0), range(len(lines))))
+        self._starts = line_starts(text)
         self.length = len(text)
 
     def line_col(self, offset: int) -> tuple[int, int]:
@@ -150,8 +160,7 @@ class LineIndex:
     def span(self, start: int, end: int) -> Span:
         """The span of `start`..`end` (clamped to the text); its line and column are found when read."""
         if not 0 <= start <= end <= self.length:
-            start = max(0, min(start, self.length))
-            end = max(start, min(end, self.length))
+            start, end = _clamped(start, end, self.length)
         return unchecked_span((start, end, self))
 
     def line_start(self, line: int) -> int:
@@ -182,8 +191,7 @@ class StepIndex(LineIndex):
 
     def span(self, start: int, end: int) -> Span:
         if not 0 <= start <= end <= self.length:
-            start = max(0, min(start, self.length))
-            end = max(start, min(end, self.length))
+            start, end = _clamped(start, end, self.length)
         return _RelativeSpan._make((start - self.base, end - self.base, self))
 
     def line_col(self, offset: int) -> tuple[int, int]:

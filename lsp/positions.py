@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from bisect import bisect_right
-from itertools import accumulate
-from operator import add
 
 from lsprotocol import types
+
+from lobsterlang.span import line_starts
 
 UTF16 = types.PositionEncodingKind.Utf16
 
@@ -23,9 +23,7 @@ class PositionMap:
     def __init__(self, text: str, encoding: str = UTF16) -> None:
         self.text = text
         self.encoding = encoding
-        lines = text.split("\n")
-        # Line i starts after lines 0..i-1 and their i newlines (as LineIndex: no Python loop).
-        self._starts: list[int] = list(map(add, accumulate(map(len, lines[:-1]), initial=0), range(len(lines))))
+        self._starts = line_starts(text)
 
     def position(self, offset: int) -> types.Position:
         offset = max(0, min(offset, len(self.text)))

@@ -37,12 +37,12 @@ IMPORTED_DISTRIBUTIONS = {"yaml": "types-PyYAML", "tree_sitter": "tree-sitter", 
 """The distribution (or stubs) in BUILD_REQUIRES that lets mypy see each third-party module the compiled sources import."""
 _TYPE_ERROR = re.compile(r"^\S+\.py:\d+: error:", re.MULTILINE)
 
-SETUP_SCRIPT = """\
+SETUP_SCRIPT = f"""\
 import os, sys
 from mypyc.build import mypycify
 from setuptools import setup
 
-opt_level = os.environ.get("LOBSTERLANG_MYPYC_OPT", "3")
+opt_level = os.environ.get("{OPT_LEVEL}", "3")
 setup(name="lobsterlang-mypyc", ext_modules=mypycify(sys.argv[1].split(","), opt_level=opt_level), script_args=sys.argv[2:])
 """
 

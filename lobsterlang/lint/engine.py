@@ -94,13 +94,9 @@ class Prepared(Record):
 def lint_source(source: Source, config: Config | None = None, remembered: StepFindings | None = None) -> FileResult:
     """Lint one source; with `remembered` (one per document), its per-step rules check only the steps that changed
     since the last lint with it."""
-    if remembered is None:
-        return lint_sources([source], config)[0]
     config = config or Config()
-    selection = _Selection(config, all_rules().values())
     with collector_paused():
-        item = _prepare(source, *selection.for_path(source.path), config, shellcheck_program(config) is not None, True, remembered)
-        return finish_all([item], config)[0]
+        return finish_all(prepare([source], config, remembered=remembered), config)[0]
 
 
 def lint_sources(sources: Iterable[Source], config: Config | None = None) -> list[FileResult]:
@@ -115,12 +111,14 @@ def shellcheck_program(config: Config) -> str | None:
     return shellcheck.binary() if config.shellcheck and config.enabled("L310", "") else None
 
 
-def prepare(sources: Iterable[Source], config: Config, keep_ir: bool = True) -> Iterator[Prepared]:
-    """Compile and check each source (without its IR unless `keep_ir`), as it is asked for."""
+def prepare(sources: Iterable[Source], config: Config, keep_ir: bool = True,
+            remembered: StepFindings | None = None) -> Iterator[Prepared]:
+    """Compile and check each source (without its IR unless `keep_ir`), as it is asked for; `remembered`: see
+    `lint_source` (for one source only)."""
     selection = _Selection(config, all_rules().values())
     with_scripts = shellcheck_program(config) is not None
     for source in sources:
-        yield _prepare(source, *selection.for_path(source.path), config, with_scripts, keep_ir)
+        yield _prepare(source, *selection.for_path(source.path), config, with_scripts, keep_ir, remembered)
 
 
 def finish_all(prepared: Iterable[Prepared], config: Config, memo: shellcheck.ScriptMemo | None = None,

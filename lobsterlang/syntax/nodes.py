@@ -28,22 +28,21 @@ def node_span(node: yaml.Node, index: LineIndex) -> Span:
 
 def needs_graph_check(text: str) -> bool:
     """Only documents with an alias (`*name`) or a tag (`!tag`) can hold what check_graph finds."""
-    for mark in "*!":
-        pos = text.find(mark)
-        while pos != -1:
-            if _starts_node(text, pos):
-                return True
-            pos = text.find(mark, pos + 1)
-    return False
+    return _marks_node(text, "*", 0, len(text)) or _marks_node(text, "!", 0, len(text))
 
 
 def may_anchor(text: str, start: int, end: int) -> bool:
     """Whether `text[start:end]` may name an anchor (`&name` where a node may start)."""
-    pos = text.find("&", start, end)
+    return _marks_node(text, "&", start, end)
+
+
+def _marks_node(text: str, mark: str, start: int, end: int) -> bool:
+    """Whether `mark` stands where a node may start somewhere in `text[start:end]`."""
+    pos = text.find(mark, start, end)
     while pos != -1:
         if _starts_node(text, pos):
             return True
-        pos = text.find("&", pos + 1, end)
+        pos = text.find(mark, pos + 1, end)
     return False
 
 

@@ -15,7 +15,7 @@ from lobsterlang.interpret.pipeline.args import StageArgs
 from lobsterlang.interpret.pipeline.commands.filters import compile_filter
 from lobsterlang.interpret.pipeline.paths import get_path, item_getter, read_key
 from lobsterlang.interpret.pipeline.runtime import RunContext, StageOutput
-from lobsterlang.interpret.pipeline.streams import close, guarded
+from lobsterlang.interpret.pipeline.streams import close, guarded, mapped
 from lobsterlang.interpret.values import UNDEFINED, js_string, stringify
 
 PLACEHOLDER = re.compile(r"\{\{\s*([^}]+?)\s*\}\}")
@@ -221,18 +221,7 @@ def template_text(args: StageArgs, ctx: RunContext) -> str:
 
 
 def run_template(input: Iterator[Any], args: StageArgs, ctx: RunContext) -> StageOutput:
-    render = compile_template(template_text(args, ctx))
-    return StageOutput(_rendered(input, render))
-
-
-def _rendered(input: Iterator[Any], render: Renderer) -> Iterator[str]:
-    """Each item rendered; closes `input` however it ends (as `guarded` would, one generator fewer per item)."""
-    try:
-        for item in input:
-            yield render(item)
-    finally:
-        item = None  # let go of the last item before the stages above free theirs (in arrival order)
-        close(input)
+    return StageOutput(mapped(input, compile_template(template_text(args, ctx))))
 
 
 def run_map(input: Iterator[Any], args: StageArgs, ctx: RunContext) -> StageOutput:

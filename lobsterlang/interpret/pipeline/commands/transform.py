@@ -14,7 +14,7 @@ from lobsterlang.interpret.errors import CommandError
 from lobsterlang.interpret.pipeline.args import StageArgs
 from lobsterlang.interpret.pipeline.paths import get_key, item_getter, path_getter
 from lobsterlang.interpret.pipeline.runtime import RunContext, StageOutput
-from lobsterlang.interpret.pipeline.streams import close, drain, freed_in_arrival_order, guarded
+from lobsterlang.interpret.pipeline.streams import close, drain, freed_in_arrival_order, guarded, mapped
 from lobsterlang.interpret.values import UNDEFINED, compare, is_number, js_string, stringify, to_number, utf16_key
 
 _WHERE = re.compile(r"([a-zA-Z0-9_.]+)\s*(==|=|!=|<=|>=|<|>)\s*(.+)")
@@ -87,20 +87,10 @@ def run_pick(input: Iterator[Any], args: StageArgs, ctx: RunContext) -> StageOut
     fields = [f.strip() for f in spec.split(",") if f.strip()] if spec else []
     if not fields:
         raise CommandError("pick requires a comma-separated field list")
-    return StageOutput(_picked(input, fields))
+    return StageOutput(mapped(input, functools.partial(_pick, fields)))
 
 
-def _picked(input: Iterator[Any], fields: list[str]) -> Iterator[Any]:
-    """Each item's `fields`; closes `input` however it ends."""
-    try:
-        for item in input:
-            yield _pick(item, fields)
-    finally:
-        item = None  # let go of the last item before the stages above free theirs (in arrival order)
-        close(input)
-
-
-def _pick(item: Any, fields: list[str]) -> Any:
+def _pick(fields: list[str], item: Any) -> Any:
     if type(item) is dict:
         return {field: item.get(field, UNDEFINED) for field in fields}
     if not isinstance(item, (dict, list)):
