@@ -167,7 +167,9 @@ def _size(path: Path) -> int:
 def build() -> LobsterServer:
     """A server with every feature registered."""
     from lsp import assist, editing, navigation
+    from lsp.errors import quiet_refusals
 
+    quiet_refusals()
     server = LobsterServer()
     _register_sync(server)
     for module in (navigation, editing, assist):
