@@ -8,7 +8,7 @@ from lsprotocol import types
 from pygls.capabilities import get_capability
 
 from lobsterlang.diagnostics import Diagnostic, Edit, Severity
-from lsp.documents import Analysis, uri_of
+from lsp.documents import Analysis
 
 _SEVERITY = {
     Severity.ERROR: types.DiagnosticSeverity.Error,
@@ -47,10 +47,11 @@ def diagnostic(diag: Diagnostic, analysis: Analysis, caps: Capabilities) -> type
 
 @cache
 def rule_doc_uri(code: str) -> str | None:
-    from lobsterlang.cli.explain_cmd import rule_doc
+    """The lint rule's page on the documentation site (None for compile errors: they have no page)."""
+    from lobsterlang.lint import all_rules
 
-    path = rule_doc(code)
-    return uri_of(path) if path is not None else None
+    rule = all_rules().get(code)
+    return rule.docs_url if rule is not None else None
 
 
 def related(diag: Diagnostic, analysis: Analysis) -> list[types.DiagnosticRelatedInformation] | None:

@@ -98,7 +98,7 @@ async def test_diagnostics_with_rule_docs_and_related_steps(client: LanguageClie
     caps = client.capabilities.text_document
     described = caps.diagnostic if pulls(client) else caps.publish_diagnostics
     if getattr(described, "code_description_support", False):
-        assert l301.code_description is not None and l301.code_description.href.endswith("/L301.md")
+        assert l301.code_description is not None and l301.code_description.href == "https://lobsterlang.dev/rules/L301/"
     order = "steps:\n  - id: first\n    run: cat\n    stdin: $later.json\n  - id: later\n    run: echo hi\n"
     uri = open_doc(client, workspace / "order.lobster", order)
     l102 = next(d for d in await diagnostics(client, uri) if d.code == "L102")
@@ -167,6 +167,7 @@ async def test_definition_references_and_hover(client: LanguageClient, workspace
     assert "keep items" in hover.contents.value
     hover = await client.text_document_hover_async(types.HoverParams(text_document=doc(uri), position=position(FLOW, "${repo}", 3)))
     assert "o/r" in hover.contents.value and "**L301** `raw-arg-in-shell`" in hover.contents.value
+    assert "([docs](https://lobsterlang.dev/rules/L301/))" in hover.contents.value
     hover = await client.text_document_hover_async(types.HoverParams(text_document=doc(uri), position=position(FLOW, "id: fetch", 5)))
     assert "read by: for_each" not in hover.contents.value and "read by: stdin, when, workflow_args" in hover.contents.value
 
