@@ -6,7 +6,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from lobsterlang.query.at import Hit, at_offset
+from lobsterlang.query.at import Hit, at_offset, key_at
 from lobsterlang.query.names import call_args, called_path
 from lobsterlang.query.outline import Symbol, flat_symbols, symbols
 from lobsterlang.query.rename import rename_edits, rename_problem
@@ -24,9 +24,10 @@ _SYMBOL_KIND = {
 
 def hit_at(ls: LobsterServer, uri: str, position: types.Position) -> tuple[Analysis, Hit | None]:
     analysis = ls.current(uri)
+    offset = analysis.positions.offset(position)
     if analysis.workflow is None:
-        return analysis, None
-    return analysis, at_offset(analysis.workflow, analysis.text, analysis.positions.offset(position), analysis.occurrences)
+        return analysis, key_at(analysis.text, offset)  # a key needs no IR
+    return analysis, at_offset(analysis.workflow, analysis.text, offset, analysis.occurrences)
 
 
 def locations(ls: LobsterServer, analysis: Analysis, hit: Hit, roles: tuple[str, ...]) -> list[types.Location]:
