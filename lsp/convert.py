@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import textwrap
 from functools import cache
 
 from lsprotocol import types
@@ -73,4 +75,31 @@ def text_edit(edit: Edit, analysis: Analysis) -> types.TextEdit:
 
 
 def markup(text: str, markdown: bool) -> types.MarkupContent:
-    return types.MarkupContent(types.MarkupKind.Markdown if markdown else types.MarkupKind.PlainText, text)
+    """Markdown `text` as the client asked for it: as is, or as plain text."""
+    if markdown:
+        return types.MarkupContent(types.MarkupKind.Markdown, text)
+    return types.MarkupContent(types.MarkupKind.PlainText, plain_text(text))
+
+
+_FENCE = re.compile(r"^```[^\n]*\n(.*?)^```[ \t]*(?:\n|\Z)", re.MULTILINE | re.DOTALL)
+_RULE = re.compile(r"\n\n---\n\n")
+_LINK = re.compile(r"\[([^\]\n]+)\]\(([^)\s]+)\)")
+_BOLD = re.compile(r"\*\*(.+?)\*\*")
+_CODE = re.compile(r"`([^`\n]+)`")
+
+
+def plain_text(markdown: str) -> str:
+    """The markdown the server writes (hovers, completion docs, schema descriptions) for a client that shows plain
+    text: code blocks indented, `[label](url)` as `label: url`, no `**`, backticks or `---` rules."""
+    parts, position = [], 0
+    for block in _FENCE.finditer(markdown):
+        parts += [_plain_inline(markdown[position : block.start()]), textwrap.indent(block.group(1), "    ")]
+        position = block.end()
+    parts.append(_plain_inline(markdown[position:]))
+    return "".join(parts)
+
+
+def _plain_inline(text: str) -> str:
+    text = _RULE.sub("\n\n", text)
+    text = _LINK.sub(lambda link: f"{link.group(1)}: {link.group(2)}", text)
+    return _CODE.sub(lambda code: code.group(1), _BOLD.sub(lambda bold: bold.group(1), text))

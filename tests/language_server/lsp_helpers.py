@@ -19,7 +19,8 @@ SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "lobsterlang",
 PROFILES = ["visual-studio-code", "neovim", "emacs", "helix", "vscode-languageclient-11"]
 """The capability profiles pytest-lsp ships (VS Code 1.65, Neovim 0.11, Emacs 29.1), Helix's, written from its source
 (`clients/helix.json`), and a client that pulls diagnostics and can be refreshed (`PULLING`)."""
-HELIX = Path(__file__).parent / "clients" / "helix.json"
+RECORDED = {name: Path(__file__).parent / "clients" / f"{name}.json" for name in ("helix", "eglot-1.9")}
+"""Capabilities written from the clients' sources: Helix, and Emacs 28's Eglot 1.9 without markdown-mode."""
 PULLING = {
     "textDocument": {"diagnostic": {
         "relatedInformation": True, "tagSupport": {"valueSet": [1, 2]}, "codeDescriptionSupport": True, "dataSupport": True,
@@ -56,11 +57,11 @@ async def start(client: LanguageClient, profile: str, root: Path) -> None:
 
 
 def capabilities(profile: str) -> types.ClientCapabilities:
-    """A client's capabilities: pytest-lsp's profile, the Helix fixture, or VS Code with vscode-languageclient 11."""
+    """A client's capabilities: pytest-lsp's profile, one of `RECORDED`, or VS Code with vscode-languageclient 11."""
     if profile == "vscode-languageclient-11":
         recorded = _merged(_unstructured(client_capabilities("visual-studio-code")), PULLING)
-    elif profile == "helix":
-        recorded = json.loads(HELIX.read_text(encoding="utf-8"))["capabilities"]
+    elif profile in RECORDED:
+        recorded = json.loads(RECORDED[profile].read_text(encoding="utf-8"))["capabilities"]
     else:
         return client_capabilities(profile)
     converted: types.ClientCapabilities = default_converter().structure(recorded, types.ClientCapabilities)  # type: ignore[no-untyped-call, unused-ignore]
