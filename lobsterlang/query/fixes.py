@@ -24,14 +24,19 @@ _NAME = re.compile(r"\$\{[A-Za-z0-9_-]+\}|\$[A-Za-z0-9_-]+|--[A-Za-z0-9_-]+|[A-Z
 
 
 def suggested_edit(diag: Diagnostic, text: str) -> tuple[int, int, str] | None:
-    """Write the name a finding's "did you mean `X`?" suggests in place of the one written at its start
-    (`$lst` of `$lst.json`, `pikc`, `--kye`, `${nme}`, a key): (start, end, X), or None when the text there is not
-    a name of the same kind (a quoted or escaped spelling is left alone)."""
+    """Write the name a finding's "did you mean `X`?" suggests in place of the one the finding points at (`pikc`,
+    `--kye`, `${nme}`, a key, also in quotes, and `$lst` of `$lst.json`): (start, end, X), or None when the text there
+    is not such a name as written (an escaped spelling is left alone)."""
     meant = _MEANT.search(diag.hint or "")
-    written = _NAME.match(text, diag.span.start, diag.span.end) if meant else None
+    start, end = diag.span.start, diag.span.end
+    if end - start >= 2 and text[start] in "'\"" and text[end - 1] == text[start]:
+        start, end = start + 1, end - 1
+    written = _NAME.match(text, start, end) if meant else None
     if meant is None or written is None or _NAME.fullmatch(meant.group(1)) is None:
         return None
-    if _sigil(written.group()) != _sigil(meant.group(1)) or written.group() == meant.group(1):
+    sigil = _sigil(written.group())
+    whole = written.end() == end or (sigil == "$" and text[written.end()] == ".")  # `$step` of `$step.field`
+    if not whole or sigil != _sigil(meant.group(1)) or written.group() == meant.group(1):
         return None
     return (written.start(), written.end(), meant.group(1))
 

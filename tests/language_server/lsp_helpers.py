@@ -100,9 +100,9 @@ def doc(uri: str) -> types.TextDocumentIdentifier:
 def pulls(client: LanguageClient) -> bool:
     """Whether the server lets this client pull diagnostics: it pulls and can be refreshed."""
     caps = client.capabilities
-    refreshed = caps is not None and caps.workspace is not None and caps.workspace.diagnostics is not None \
-        and bool(caps.workspace.diagnostics.refresh_support)
-    return refreshed and caps.text_document is not None and caps.text_document.diagnostic is not None
+    if caps is None or caps.text_document is None or caps.text_document.diagnostic is None:
+        return False
+    return caps.workspace is not None and caps.workspace.diagnostics is not None and bool(caps.workspace.diagnostics.refresh_support)
 
 
 async def diagnostics(client: LanguageClient, uri: str) -> list[types.Diagnostic]:

@@ -152,8 +152,11 @@ def test_a_suggestion_is_offered_only_where_the_name_is_written_as_is() -> None:
     quoted = 'steps:\n  - id: a\n    run: echo hi\n    "retries": 2\n'
     documents, analysis = analysis_of(quoted)
     [finding] = [d for d in documents.findings(analysis) if d.code == "W001"]
-    assert "did you mean" in (finding.hint or "")
-    assert suggested_edit(finding, quoted) is None or quoted[suggested_edit(finding, quoted)[0] - 1] != '"'
+    assert suggested_edit(finding, quoted) == (quoted.index("retries"), quoted.index("retries") + len("retries"), "retry")
+    escaped = 'steps:\n  - id: a\n    pipeline: "exec --json --shell x | p\\x69kc a"\n'  # `pikc`, written with an escape
+    documents, analysis = analysis_of(escaped)
+    [finding] = [d for d in documents.findings(analysis) if d.code == "L201"]
+    assert "did you mean `pick`" in (finding.hint or "") and suggested_edit(finding, escaped) is None
 
 
 def test_every_did_you_mean_of_the_corpus_has_an_edit() -> None:

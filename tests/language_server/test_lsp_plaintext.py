@@ -1,4 +1,4 @@
-# mypy: disable-error-code="union-attr, index, arg-type"
+# mypy: disable-error-code="union-attr, index, arg-type, untyped-decorator"
 """A client that shows plain text (Eglot without markdown-mode) gets hovers and completion docs without markdown."""
 
 from __future__ import annotations
