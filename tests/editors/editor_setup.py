@@ -70,6 +70,10 @@ def run_session(command: list[str], cwd: Path, env: dict[str, str], report: Path
     return found
 
 
+_APT = threading.Lock()
+"""One apt-get at a time in this process."""
+
+
 class DebianPackages:
     """`apt-get install` of missing packages, once per session, in a thread that starts when an editor test is
     collected (conftest.py) so that it overlaps with the other tests."""
@@ -101,11 +105,13 @@ class DebianPackages:
             self._problem = f"needs the Debian packages {' '.join(missing)} (the test installs them with apt-get as root)"
             return
         env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-        install = ["apt-get", "install", "-y", "-q", "--no-install-recommends", *missing]
-        done = subprocess.run(install, capture_output=True, text=True, env=env, check=False)
-        if done.returncode != 0:  # a fresh machine has no package lists yet
-            subprocess.run(["apt-get", "update", "-q"], capture_output=True, text=True, env=env, check=False)
+        wait_for_lock = ["-o", "DPkg::Lock::Timeout=600"]  # another apt-get (another test session) may hold it
+        install = ["apt-get", *wait_for_lock, "install", "-y", "-q", "--no-install-recommends", *missing]
+        with _APT:
             done = subprocess.run(install, capture_output=True, text=True, env=env, check=False)
+            if done.returncode != 0:  # a fresh machine has no package lists yet
+                subprocess.run(["apt-get", *wait_for_lock, "update", "-q"], capture_output=True, text=True, env=env, check=False)
+                done = subprocess.run(install, capture_output=True, text=True, env=env, check=False)
         if done.returncode != 0:
             self._problem = f"apt-get could not install {' '.join(missing)}:\n{done.stdout[-2000:]}{done.stderr[-2000:]}"
 
