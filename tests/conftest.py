@@ -36,10 +36,12 @@ def pytest_sessionstart() -> None:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Run the compiled-build test last, so that its wheel (built in the background) is ready by then."""
+    """Run the editor tests near the end and the compiled-build test last, so that the editors (installed in the
+    background) and the wheel (built in the background) are ready by then."""
     from compiled_wheel import TEST
+    from editor_setup import FOLDER
 
-    items.sort(key=lambda item: item.nodeid.endswith(TEST))
+    items.sort(key=lambda item: 2 if item.nodeid.endswith(TEST) else 1 if item.nodeid.startswith(FOLDER) else 0)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

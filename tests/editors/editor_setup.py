@@ -16,6 +16,8 @@ from typing import Any
 from helpers import ROOT
 
 DOCS = ROOT / "docs" / "editors.md"
+FOLDER = "tests/editors/"
+"""Where the editor tests are (node ids start with it)."""
 DEADLINE_SECONDS = 60
 """How long a driver waits for any one thing the editor should show: a failsafe, never reached when all works."""
 SESSION_SECONDS = 600
@@ -130,5 +132,5 @@ NEOVIM_07 = DebianPackages(("neovim",))
 def start_installs_if_selected(nodeids: list[str]) -> None:
     """Begin the Debian installs of the selected editor tests (conftest.py, once collection is done)."""
     for name, packages in (("test_emacs.py", EMACS), ("test_neovim.py", NEOVIM_07)):
-        if any(name in nodeid for nodeid in nodeids):
+        if any(nodeid.startswith(FOLDER + name) for nodeid in nodeids):
             packages.start()
