@@ -9,7 +9,7 @@ from lsprotocol import types
 from lobsterlang.query.complete import completions
 from lobsterlang.query.outline import symbols
 from lsp import views
-from lsp.convert import markup
+from lsp.convert import markup, plain_text
 from lsp.documents import Analysis
 from lsp.server import LobsterServer
 
@@ -27,7 +27,7 @@ def complete(analysis: Analysis, offset: int, markdown: bool) -> list[types.Comp
     items: list[types.CompletionItem] = []
     for c in completions(analysis.workflow, analysis.text, offset, analysis.directory):
         edit = types.TextEdit(analysis.positions.range(c.start, c.end), c.insert if c.insert is not None else c.label)
-        doc = markup(c.documentation, True) if markdown and c.documentation else c.documentation or None
+        doc = (markup(c.documentation, True) if markdown else plain_text(c.documentation)) if c.documentation else None
         items.append(types.CompletionItem(c.label, kind=_COMPLETION_KIND[c.kind], detail=c.detail or None,
                                           documentation=doc, text_edit=edit, sort_text=f"{len(items):04}"))
     return items

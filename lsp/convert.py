@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import re
+import textwrap
 from functools import cache
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
 
 from lobsterlang.diagnostics import Diagnostic, Edit, Severity
-from lsp.documents import Analysis, uri_of
+from lsp.documents import Analysis
 
 _SEVERITY = {
     Severity.ERROR: types.DiagnosticSeverity.Error,
@@ -47,10 +49,11 @@ def diagnostic(diag: Diagnostic, analysis: Analysis, caps: Capabilities) -> type
 
 @cache
 def rule_doc_uri(code: str) -> str | None:
-    from lobsterlang.cli.explain_cmd import rule_doc
+    """The lint rule's page on the documentation site (None for compile errors: they have no page)."""
+    from lobsterlang.lint import all_rules
 
-    path = rule_doc(code)
-    return uri_of(path) if path is not None else None
+    rule = all_rules().get(code)
+    return rule.docs_url if rule is not None else None
 
 
 def related(diag: Diagnostic, analysis: Analysis) -> list[types.DiagnosticRelatedInformation] | None:
@@ -72,4 +75,31 @@ def text_edit(edit: Edit, analysis: Analysis) -> types.TextEdit:
 
 
 def markup(text: str, markdown: bool) -> types.MarkupContent:
-    return types.MarkupContent(types.MarkupKind.Markdown if markdown else types.MarkupKind.PlainText, text)
+    """Markdown `text` as the client asked for it: as is, or as plain text."""
+    if markdown:
+        return types.MarkupContent(types.MarkupKind.Markdown, text)
+    return types.MarkupContent(types.MarkupKind.PlainText, plain_text(text))
+
+
+_FENCE = re.compile(r"^```[^\n]*\n(.*?)^```[ \t]*(?:\n|\Z)", re.MULTILINE | re.DOTALL)
+_RULE = re.compile(r"\n\n---\n\n")
+_LINK = re.compile(r"\[([^\]\n]+)\]\(([^)\s]+)\)")
+_BOLD = re.compile(r"\*\*(.+?)\*\*")
+_CODE = re.compile(r"`([^`\n]+)`")
+
+
+def plain_text(markdown: str) -> str:
+    """The markdown the server writes (hovers, completion docs, schema descriptions) for a client that shows plain
+    text: code blocks indented, `[label](url)` as `label: url`, no `**`, backticks or `---` rules."""
+    parts, position = [], 0
+    for block in _FENCE.finditer(markdown):
+        parts += [_plain_inline(markdown[position : block.start()]), textwrap.indent(block.group(1), "    ")]
+        position = block.end()
+    parts.append(_plain_inline(markdown[position:]))
+    return "".join(parts)
+
+
+def _plain_inline(text: str) -> str:
+    text = _RULE.sub("\n\n", text)
+    text = _LINK.sub(lambda link: f"{link.group(1)}: {link.group(2)}", text)
+    return _CODE.sub(lambda code: code.group(1), _BOLD.sub(lambda bold: bold.group(1), text))

@@ -1,4 +1,5 @@
-"""Formatting (whole document and by step) and code actions: lint fixes, suppressions, an approval before a side effect."""
+"""Formatting (whole document and by step) and code actions: lint fixes, "did you mean" suggestions, suppressions,
+an approval before a side effect."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from lobsterlang.fmt import FormatError, format_step, format_text
 from lobsterlang.fmt.api import verified
 from lobsterlang.fmt.meaning import same_meaning
 from lobsterlang.lint.fixes import apply_fixes
-from lobsterlang.query.fixes import findings_in_range, fixes_in_range
+from lobsterlang.query.fixes import findings_in_range, fixes_in_range, suggested_edit
 from lobsterlang.query.outline import Symbol, flat_symbols
 from lsp.convert import Capabilities, diagnostic, text_edit
 from lsp.documents import Analysis
@@ -82,6 +83,19 @@ def fix_actions(analysis: Analysis, fixes: list[Diagnostic], caps: Capabilities)
         title = diag.fix.message if safe else f"{diag.fix.message} (unsafe: may change behaviour)"
         edit = types.WorkspaceEdit(changes={analysis.uri: [text_edit(e, analysis) for e in diag.fix.edits]})
         actions.append(types.CodeAction(title, kind=QUICKFIX, diagnostics=[shown], edit=edit, is_preferred=safe))
+    return actions
+
+
+def suggestion_actions(analysis: Analysis, findings: list[Diagnostic], caps: Capabilities) -> list[types.CodeAction]:
+    """A quick fix per "did you mean" (`pikc` → `pick`): it changes what runs, so it is never the preferred one."""
+    actions = []
+    for diag in findings:
+        suggested = suggested_edit(diag, analysis.text)
+        if suggested is not None:
+            start, end, new = suggested
+            edit = types.WorkspaceEdit(changes={analysis.uri: [types.TextEdit(analysis.positions.range(start, end), new)]})
+            actions.append(types.CodeAction(f"Change `{analysis.text[start:end]}` to `{new}`", kind=QUICKFIX,
+                                            diagnostics=[diagnostic(diag, analysis, caps)], edit=edit, is_preferred=False))
     return actions
 
 
@@ -179,6 +193,7 @@ def register(server: LobsterServer) -> None:
         start, end = (analysis.positions.offset(p) for p in (params.range.start, params.range.end))
         everything, caps = ls.documents.findings(analysis), ls.caps()
         found = fix_actions(analysis, fixes_in_range(everything, start, end), caps)
+        found += suggestion_actions(analysis, findings_in_range(everything, start, end), caps)
         found += suppress_actions(analysis, findings_in_range(everything, start, end), caps)
         extra = [approval_action(analysis, start), fix_all(analysis, everything)]
         wanted = [_kind(w) for w in params.context.only or ()]

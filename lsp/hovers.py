@@ -26,7 +26,7 @@ def hover_text(analysis: Analysis, hit: Hit) -> str | None:
         choices = f"\n\none of: {', '.join(f'`{c}`' for c in flag.choices)}" if flag.choices else ""
         return f"`{hit.detail} --{flag.name}` ({flag.kind}){default}\n\n{flag.help}{choices}"
     if hit.kind == "key":
-        return key_doc(hit.name) or None
+        return key_doc(analysis.text, hit.start, hit.name) or None
     if hit.kind == "call_arg":
         return f"arg **{hit.name}** of the sub-workflow `{hit.detail}` (go to definition opens it)"
     workflow = analysis.workflow

@@ -5,14 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInvalidRequest
 
-from lobsterlang.query.at import Hit, at_offset
+from lobsterlang.query.at import Hit, at_offset, key_at
 from lobsterlang.query.names import call_args, called_path
 from lobsterlang.query.outline import Symbol, flat_symbols, symbols
 from lobsterlang.query.rename import rename_edits, rename_problem
 from lsp.convert import markup
 from lsp.documents import Analysis, workspace_files
+from lsp.errors import RequestFailed
 from lsp.hovers import hover_text, rule_notes
 from lsp.server import LobsterServer
 
@@ -24,9 +24,10 @@ _SYMBOL_KIND = {
 
 def hit_at(ls: LobsterServer, uri: str, position: types.Position) -> tuple[Analysis, Hit | None]:
     analysis = ls.current(uri)
+    offset = analysis.positions.offset(position)
     if analysis.workflow is None:
-        return analysis, None
-    return analysis, at_offset(analysis.workflow, analysis.text, analysis.positions.offset(position), analysis.occurrences)
+        return analysis, key_at(analysis.text, offset)  # a key needs no IR
+    return analysis, at_offset(analysis.workflow, analysis.text, offset, analysis.occurrences)
 
 
 def locations(ls: LobsterServer, analysis: Analysis, hit: Hit, roles: tuple[str, ...]) -> list[types.Location]:
@@ -80,7 +81,7 @@ def register(server: LobsterServer) -> None:
         if hit is None or hit.kind not in ("step", "arg"):
             return None
         if not analysis.result.ok:
-            raise JsonRpcInvalidRequest("the file has errors: fix them before renaming")
+            raise RequestFailed("the file has errors: fix them before renaming")
         return types.PrepareRenamePlaceholder(analysis.positions.range(hit.start, hit.end), hit.name)
 
     @server.feature(types.TEXT_DOCUMENT_RENAME)
@@ -130,7 +131,7 @@ def rename_workspace(ls: LobsterServer, analysis: Analysis, hit: Hit, new: str) 
     assert workflow is not None and hit.kind in ("step", "arg")
     problem = rename_problem(workflow, analysis.text, hit.kind, hit.name, new)
     if problem is not None:
-        raise JsonRpcInvalidRequest(problem)
+        raise RequestFailed(problem)
     changes: dict[str, list[types.TextEdit]] = {}
     for start, end, text in rename_edits(workflow, analysis.text, hit.kind, hit.name, new):
         changes.setdefault(analysis.uri, []).append(types.TextEdit(analysis.positions.range(start, end), text))

@@ -105,8 +105,17 @@ class LobsterServer(LanguageServer):
 
     @property
     def pull(self) -> bool:
-        """Whether the client pulls diagnostics (then the server never pushes them)."""
-        return get_capability(self.client_capabilities, "text_document.diagnostic", None) is not None
+        """Whether diagnostics are pulled: the client pulls and can be told to pull again
+        (`workspace/diagnostic/refresh`), as after a save or a config change the findings change with no edit.
+        Other clients (Neovim 0.11 pulls, but cannot be refreshed) get them pushed; the server never does both."""
+        caps = self.client_capabilities
+        return (get_capability(caps, "text_document.diagnostic", None) is not None
+                and bool(get_capability(caps, "workspace.diagnostics.refresh_support", False)))
+
+    def refresh_pulled(self) -> None:
+        """Ask a pulling client to pull again: the findings changed without an edit (a save, a config file)."""
+        if self.pull:
+            self.workspace_diagnostic_refresh(None)
 
     def caps(self) -> Capabilities:
         return Capabilities(self.client_capabilities, self.pull)
@@ -158,7 +167,9 @@ def _size(path: Path) -> int:
 def build() -> LobsterServer:
     """A server with every feature registered."""
     from lsp import assist, editing, navigation
+    from lsp.errors import quiet_refusals
 
+    quiet_refusals()
     server = LobsterServer()
     _register_sync(server)
     for module in (navigation, editing, assist):
@@ -169,8 +180,12 @@ def build() -> LobsterServer:
 def _register_sync(server: LobsterServer) -> None:
     @server.feature(types.INITIALIZE)
     def initialize(ls: LobsterServer, params: types.InitializeParams) -> None:
-        """pygls has picked the client's first position encoding it knows: count characters in it."""
+        """pygls has picked the client's first position encoding it knows: count characters in it. The
+        capabilities are worked out after this handler: diagnostics are offered for pulling only to a client
+        that pulls them and can be refreshed."""
         ls.documents.encoding = ls.workspace.position_encoding or types.PositionEncodingKind.Utf16
+        if ls.pull:
+            _register_pull(ls)
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: LobsterServer, params: types.InitializedParams) -> None:
@@ -200,6 +215,7 @@ def _register_sync(server: LobsterServer) -> None:
         ls.documents.dirty.discard(params.text_document.uri)
         ls.documents.reload_configs()  # for clients that cannot watch the config files
         ls.schedule(params.text_document.uri, 0)
+        ls.refresh_pulled()  # shellcheck runs on saved text, and a config may have changed
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: LobsterServer, params: types.DidCloseTextDocumentParams) -> None:
@@ -216,12 +232,16 @@ def _register_sync(server: LobsterServer) -> None:
         ls.documents.reload_configs()
         for uri in list(ls.workspace.text_documents):
             ls.schedule(uri, 0)
-        if ls.pull and get_capability(ls.client_capabilities, "workspace.diagnostics.refresh_support", False):
-            ls.workspace_diagnostic_refresh(None)
+        ls.refresh_pulled()
 
-    options = types.DiagnosticOptions(inter_file_dependencies=False, workspace_diagnostics=False, identifier="lobster")
 
-    @server.feature(types.TEXT_DOCUMENT_DIAGNOSTIC, options)
+_PULL_OPTIONS = types.DiagnosticOptions(inter_file_dependencies=False, workspace_diagnostics=False, identifier="lobster")
+
+
+def _register_pull(server: LobsterServer) -> None:
+    """Offer `textDocument/diagnostic` (called at initialization, for a client that pulls and can be refreshed)."""
+
+    @server.feature(types.TEXT_DOCUMENT_DIAGNOSTIC, _PULL_OPTIONS)
     async def pull_diagnostics(ls: LobsterServer, params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport:
         uri = params.text_document.uri
         version = ls.workspace.get_text_document(uri).version

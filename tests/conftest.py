@@ -1,4 +1,5 @@
-"""Test set-up: `helpers` and `tools` importable, no test writes to the real ~/.lobster, long builds overlap the tests."""
+"""Test set-up: `helpers` and `tools` importable, no test writes to the real ~/.lobster, long builds and installs
+overlap the tests."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import pytest
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(1, str(HERE.parent))
+sys.path.insert(2, str(HERE / "editors"))
 
 if "LOBSTER_STATE_DIR" not in os.environ:
     _STATE = tempfile.mkdtemp(prefix="lobster-test-state-")
@@ -34,17 +36,21 @@ def pytest_sessionstart() -> None:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Run the compiled-build test last, so that its wheel (built in the background) is ready by then."""
+    """Run the editor tests near the end and the compiled-build test last, so that the editors (installed in the
+    background) and the wheel (built in the background) are ready by then."""
     from compiled_wheel import TEST
+    from editor_setup import FOLDER
 
-    items.sort(key=lambda item: item.nodeid.endswith(TEST))
+    items.sort(key=lambda item: 2 if item.nodeid.endswith(TEST) else 1 if item.nodeid.startswith(FOLDER) else 0)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     from compiled_wheel import start_if_selected
+    from editor_setup import start_installs_if_selected
 
     if not session.config.option.collectonly:
         start_if_selected([item.nodeid for item in session.items])
+        start_installs_if_selected([item.nodeid for item in session.items])
 
 
 def pytest_sessionfinish() -> None:

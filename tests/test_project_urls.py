@@ -72,3 +72,14 @@ def test_the_editor_extension_names_the_same_repository() -> None:
     assert manifest["bugs"]["url"] == URLS["Issues"]
     assert _docs_page(manifest["homepage"]).is_file()
     assert "--allow-missing-repository" not in manifest["scripts"]["package"]
+
+
+def test_rule_pages_link_to_the_site() -> None:
+    """The language server links each finding to its rule's page (`codeDescription`, hovers)."""
+    from lobsterlang.lint import all_rules
+    from lobsterlang.lint.registry import DOCS_SITE
+
+    assert DOCS_SITE == SITE
+    for rule in all_rules().values():
+        assert rule.docs_url.startswith(SITE) and _docs_page(rule.docs_url) == ROOT / rule.docs_path, rule.code
+        assert _docs_page(rule.docs_url).is_file(), rule.code

@@ -14,6 +14,8 @@ if TYPE_CHECKING:
 Check = Callable[["LintContext"], Iterable[Diagnostic]]
 
 DOCS_DIR = "docs/rules"
+DOCS_SITE = "https://lobsterlang.dev/"
+"""The documentation site (`[project.urls]` Documentation; tests/test_project_urls.py keeps them the same)."""
 
 
 class Rule(Record):
@@ -34,6 +36,11 @@ class Rule(Record):
     @property
     def docs_path(self) -> str:
         return f"{DOCS_DIR}/{self.code}.md"
+
+    @property
+    def docs_url(self) -> str:
+        """The rule's page on the documentation site (built from `docs_path`)."""
+        return f"{DOCS_SITE}rules/{self.code}/"
 
 
 RULES: dict[str, Rule] = {}

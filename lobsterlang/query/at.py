@@ -12,7 +12,7 @@ from lobsterlang.record import Record
 
 HitKind = Literal["step", "arg", "call_arg", "command", "flag", "key"]
 
-_KEY_RE = re.compile(r"[ \t]*(?:-[ \t]+)?([A-Za-z_][A-Za-z0-9_]*)[ \t]*:")
+_KEY_RE = re.compile(r"[ \t]*(?:-[ \t]+)?(\$?[A-Za-z_][A-Za-z0-9_]*)[ \t]*:")
 
 
 class Hit(Record):

@@ -35,25 +35,32 @@ def _schema() -> dict[str, Any]:
 def keys_of(level: str) -> dict[str, str]:
     """The keys allowed at `level` (`root`, `step`, `substep`, `branch`, `parallel`, `approval_object`, `input`,
     `arg`, `retry`, `cost_limit`), each with its description."""
+    return {key: doc for key, doc in _documented(level).items() if not key.startswith("$")}
+
+
+@cache
+def _documented(level: str) -> dict[str, str]:
+    """Every key of the level's schema, `$schema` included, with its description."""
     if level in _EXTRA_LEVELS:
         return dict(_EXTRA_LEVELS[level])
     schema = _schema()
     node = schema if level == "root" else schema["definitions"].get(level, {})
-    properties = node.get("properties", {})
-    return {key: _describe(value) for key, value in properties.items() if not key.startswith("$")}
+    return {key: _describe(value) for key, value in node.get("properties", {}).items()}
 
 
 def _describe(value: dict[str, Any]) -> str:
-    return str(value.get("markdownDescription") or value.get("description") or "")
+    """A property's own description, else that of the definition it refers to (`stdin: {$ref: …}`)."""
+    own = value.get("markdownDescription") or value.get("description")
+    if own or "$ref" not in value:
+        return str(own or "")
+    return _describe(_schema()["definitions"].get(str(value["$ref"]).rsplit("/", 1)[-1], {}))
 
 
-def key_doc(key: str) -> str:
-    """The description of a key, looked up at the levels in order of how common they are."""
-    for level in ("step", "root", "branch", "parallel", "approval_object", "input", "arg", "retry", "cost_limit"):
-        doc = keys_of(level).get(key)
-        if doc is not None:
-            return doc
-    return ""
+def key_doc(text: str, offset: int, key: str) -> str:
+    """The description of `key` written on the line of `offset`, for the level where it stands (a top-level `steps:`
+    and a for_each loop's `steps:` differ); "" when that level has no such key."""
+    level = level_at(text, offset)
+    return _documented(level).get(key, "") if level is not None else ""
 
 
 def level_at(text: str, offset: int) -> str | None:

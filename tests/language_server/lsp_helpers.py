@@ -5,7 +5,10 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from lsprotocol import types
@@ -13,12 +16,27 @@ from pygls.protocol import default_converter
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "lobsterlang", "lsp"])
-PROFILES = ["visual-studio-code", "neovim", "emacs", "helix"]
-"""The capability profiles pytest-lsp ships, and Helix's, written from its source (`clients/helix.json`)."""
-HELIX = Path(__file__).parent / "clients" / "helix.json"
+PROFILES = ["visual-studio-code", "neovim", "emacs", "helix", "vscode-languageclient-11"]
+"""The capability profiles pytest-lsp ships (VS Code 1.65, Neovim 0.11, Emacs 29.1), Helix's, written from its source
+(`clients/helix.json`), and a client that pulls diagnostics and can be refreshed (`PULLING`)."""
+RECORDED = {name: Path(__file__).parent / "clients" / f"{name}.json" for name in ("helix", "eglot-1.9")}
+"""Capabilities written from the clients' sources: Helix, and Emacs 28's Eglot 1.9 without markdown-mode."""
+PULLING = {
+    "textDocument": {"diagnostic": {
+        "relatedInformation": True, "tagSupport": {"valueSet": [1, 2]}, "codeDescriptionSupport": True, "dataSupport": True,
+        "dynamicRegistration": True, "relatedDocumentSupport": False, "markupMessageSupport": False,
+    }},
+    "workspace": {"diagnostics": {"refreshSupport": True}},
+}
+"""What vscode-languageclient 11.0.0 adds for diagnostics (`DiagnosticFeature.fillClientCapabilities` in
+`lib/common/diagnostic.js`): pulled, and refreshed on the server's request. Put over the VS Code 1.65 profile."""
 
 REGISTERED: list[types.Registration] = []
 """What the server registered dynamically (the config file watchers)."""
+OFFERED: dict[LanguageClient, types.ServerCapabilities] = {}
+"""What the server offered each client at initialization."""
+DEADLINE = 60.0
+"""Seconds a test waits for something the server sends: a failsafe, never reached when the server works."""
 
 STRICT = pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")
 """Protocol checks on: a result the client's capabilities do not allow fails the test."""
@@ -29,22 +47,37 @@ async def start(client: LanguageClient, profile: str, root: Path) -> None:
     def register_capability(params: types.RegistrationParams) -> None:
         REGISTERED.extend(params.registrations)
 
-    await client.initialize_session(
+    OFFERED[client] = (await client.initialize_session(
         types.InitializeParams(
             capabilities=capabilities(profile),
             root_uri=root.as_uri(),
             workspace_folders=[types.WorkspaceFolder(root.as_uri(), root.name)],
         )
-    )
+    )).capabilities
 
 
 def capabilities(profile: str) -> types.ClientCapabilities:
-    """A client's capabilities: pytest-lsp's profile, or the Helix fixture."""
-    if profile != "helix":
+    """A client's capabilities: pytest-lsp's profile, one of `RECORDED`, or VS Code with vscode-languageclient 11."""
+    if profile == "vscode-languageclient-11":
+        recorded = _merged(_unstructured(client_capabilities("visual-studio-code")), PULLING)
+    elif profile in RECORDED:
+        recorded = json.loads(RECORDED[profile].read_text(encoding="utf-8"))["capabilities"]
+    else:
         return client_capabilities(profile)
-    recorded = json.loads(HELIX.read_text(encoding="utf-8"))["capabilities"]
     converted: types.ClientCapabilities = default_converter().structure(recorded, types.ClientCapabilities)  # type: ignore[no-untyped-call, unused-ignore]
     return converted
+
+
+def _unstructured(caps: types.ClientCapabilities) -> dict[str, Any]:
+    data: dict[str, Any] = default_converter().unstructure(caps)  # type: ignore[no-untyped-call, unused-ignore]
+    return data
+
+
+def _merged(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in extra.items():
+        merged[key] = _merged(merged.get(key) or {}, value) if isinstance(value, dict) else value
+    return merged
 
 
 def open_doc(client: LanguageClient, path: Path, text: str | None = None, version: int = 1) -> str:
@@ -65,8 +98,11 @@ def doc(uri: str) -> types.TextDocumentIdentifier:
 
 
 def pulls(client: LanguageClient) -> bool:
+    """Whether the server lets this client pull diagnostics: it pulls and can be refreshed."""
     caps = client.capabilities
-    return caps is not None and caps.text_document is not None and caps.text_document.diagnostic is not None
+    if caps is None or caps.text_document is None or caps.text_document.diagnostic is None:
+        return False
+    return caps.workspace is not None and caps.workspace.diagnostics is not None and bool(caps.workspace.diagnostics.refresh_support)
 
 
 async def diagnostics(client: LanguageClient, uri: str) -> list[types.Diagnostic]:
@@ -75,11 +111,17 @@ async def diagnostics(client: LanguageClient, uri: str) -> list[types.Diagnostic
         report = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(doc(uri)))
         assert isinstance(report, types.RelatedFullDocumentDiagnosticReport)
         return list(report.items)
-    for _ in range(200):
-        if uri in client.diagnostics:
-            return list(client.diagnostics[uri])
+    await until(lambda: uri in client.diagnostics, f"diagnostics published for {uri}")
+    return list(client.diagnostics[uri])
+
+
+async def until(condition: Callable[[], bool], what: str) -> None:
+    """Wait until `condition()` holds (checked every 20 ms), failing after `DEADLINE` seconds."""
+    deadline = time.monotonic() + DEADLINE
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"waited {DEADLINE:.0f} s for {what}")
         await asyncio.sleep(0.02)
-    raise AssertionError(f"no diagnostics published for {uri}")
 
 
 def forget_push(client: LanguageClient, uri: str) -> None:

@@ -8,10 +8,11 @@ from pathlib import Path
 from lsprotocol import types
 
 from lobsterlang.diagnostics import Diagnostic, Edit, Fix, Severity
+from lobsterlang.query.fixes import suggested_edit
 from lobsterlang.span import LineIndex
 from lsp.convert import Capabilities
 from lsp.documents import Analysis, Documents
-from lsp.editing import approval_action, fix_actions, suppress_actions
+from lsp.editing import approval_action, fix_actions, suggestion_actions, suppress_actions
 
 BLOCK = """\
 args:
@@ -116,3 +117,67 @@ def test_dry_run_of_a_workflow_that_fails_to_plan_is_an_error_text() -> None:
     assert dry_run_text(analysis) == "Error: Workflow step p pipeline references unknown command: nosuchcmd"
     _, analysis = analysis_of("steps: [")
     assert dry_run_text(analysis).startswith("Error: ")
+
+
+TYPOS = """\
+args:
+  name: {default: x}
+steps:
+  - id: list
+    run: echo ${nme}
+    retries: 2
+  - id: sorted
+    pipeline: sort --kye a | pikc a
+    stdin: $lst.json
+"""
+
+
+def test_every_did_you_mean_is_a_quick_fix_that_removes_its_finding() -> None:
+    documents, analysis = analysis_of(TYPOS)
+    meant = [d for d in documents.findings(analysis) if "did you mean" in (d.hint or "")]
+    assert sorted(d.code for d in meant) == ["L101", "L105", "L201", "L202", "W001"]
+    titles = [a.title for a in suggestion_actions(analysis, meant, CAPS)]
+    assert "Change `pikc` to `pick`" in titles and "Change `$lst` to `$list`" in titles
+    for finding in meant:
+        [action] = suggestion_actions(analysis, [finding], CAPS)
+        assert action.kind == types.CodeActionKind.QuickFix and not action.is_preferred
+        assert action.edit is not None and action.edit.changes is not None
+        [edit] = action.edit.changes[analysis.uri]
+        fixed = apply_lsp_edit(TYPOS, edit)
+        fresh, later = analysis_of(fixed)  # (a later version of the same document would move the spans of this one)
+        assert finding.code not in {d.code for d in fresh.findings(later)}, (action.title, fixed)
+
+
+def test_a_suggestion_is_offered_only_where_the_name_is_written_as_is() -> None:
+    quoted = 'steps:\n  - id: a\n    run: echo hi\n    "retries": 2\n'
+    documents, analysis = analysis_of(quoted)
+    [finding] = [d for d in documents.findings(analysis) if d.code == "W001"]
+    assert suggested_edit(finding, quoted) == (quoted.index("retries"), quoted.index("retries") + len("retries"), "retry")
+    escaped = 'steps:\n  - id: a\n    pipeline: "exec --json --shell x | p\\x69kc a"\n'  # `pikc`, written with an escape
+    documents, analysis = analysis_of(escaped)
+    [finding] = [d for d in documents.findings(analysis) if d.code == "L201"]
+    assert "did you mean `pick`" in (finding.hint or "") and suggested_edit(finding, escaped) is None
+
+
+def test_every_did_you_mean_of_the_corpus_has_an_edit() -> None:
+    """Every workflow file of the tests and examples: each finding that suggests a name can be fixed by writing it."""
+    from helpers import EXAMPLES, ROOT
+
+    from lobsterlang.lint import Config, Source, lint_source
+
+    files = sorted((ROOT / "tests").rglob("*.lobster")) + sorted(EXAMPLES.rglob("*.lobster"))
+    meant = 0
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        for finding in lint_source(Source(str(path), text), Config(shellcheck=False)).diagnostics:
+            if "did you mean" in (finding.hint or ""):
+                meant += 1
+                assert suggested_edit(finding, text) is not None, (path, finding)
+    assert meant >= 5
+
+
+def apply_lsp_edit(text: str, edit: types.TextEdit) -> str:
+    lines = text.splitlines(keepends=True)
+    start = sum(map(len, lines[: edit.range.start.line])) + edit.range.start.character
+    end = sum(map(len, lines[: edit.range.end.line])) + edit.range.end.character
+    return text[:start] + edit.new_text + text[end:]

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import pytest_lsp
 from lsp_helpers import (
+    OFFERED,
     PROFILES,
     SERVER,
     STRICT,
@@ -24,6 +25,7 @@ from lsp_helpers import (
     position,
     pulls,
     start,
+    until,
 )
 from lsprotocol import types
 from pytest_lsp import LanguageClient
@@ -94,9 +96,9 @@ async def test_diagnostics_with_rule_docs_and_related_steps(client: LanguageClie
     l301 = next(d for d in found if d.code == "L301")
     assert l301.source == "lobster" and l301.range.start.line == 7
     caps = client.capabilities.text_document
-    described = caps.publish_diagnostics if caps.diagnostic is None else caps.diagnostic
+    described = caps.diagnostic if pulls(client) else caps.publish_diagnostics
     if getattr(described, "code_description_support", False):
-        assert l301.code_description is not None and l301.code_description.href.endswith("/L301.md")
+        assert l301.code_description is not None and l301.code_description.href == "https://lobsterlang.dev/rules/L301/"
     order = "steps:\n  - id: first\n    run: cat\n    stdin: $later.json\n  - id: later\n    run: echo hi\n"
     uri = open_doc(client, workspace / "order.lobster", order)
     l102 = next(d for d in await diagnostics(client, uri) if d.code == "L102")
@@ -165,6 +167,7 @@ async def test_definition_references_and_hover(client: LanguageClient, workspace
     assert "keep items" in hover.contents.value
     hover = await client.text_document_hover_async(types.HoverParams(text_document=doc(uri), position=position(FLOW, "${repo}", 3)))
     assert "o/r" in hover.contents.value and "**L301** `raw-arg-in-shell`" in hover.contents.value
+    assert "([docs](https://lobsterlang.dev/rules/L301/))" in hover.contents.value
     hover = await client.text_document_hover_async(types.HoverParams(text_document=doc(uri), position=position(FLOW, "id: fetch", 5)))
     assert "read by: for_each" not in hover.contents.value and "read by: stdin, when, workflow_args" in hover.contents.value
 
@@ -367,3 +370,40 @@ async def test_configs_are_reloaded_on_save_for_clients_that_cannot_watch(client
     forget_push(client, uri)
     client.text_document_did_save(types.DidSaveTextDocumentParams(doc(uri)))
     assert "L301" in {d.code for d in await diagnostics(client, uri)}
+
+
+SHELLCHECKED = "steps:\n  - id: count\n    run: echo $HOME/*.txt\n"
+"""shellcheck finds the unquoted `$HOME` (SC2086, L310); it checks saved text only."""
+
+
+async def test_the_shellcheck_finding_returns_after_a_save(client: LanguageClient, workspace: Path) -> None:
+    """A pulling client is asked to pull again (it would not after a save); any other client gets a push."""
+    path = workspace / "shellchecked.lobster"
+    path.write_text(SHELLCHECKED)
+    uri = open_doc(client, path)
+    assert "L310" in {d.code for d in await diagnostics(client, uri)}
+    forget_push(client, uri)
+    change_doc(client, uri, SHELLCHECKED + "\n", 2)
+    assert "L310" not in {d.code for d in await diagnostics(client, uri)}  # unsaved text: no shellcheck process
+    path.write_text(SHELLCHECKED + "\n")
+    asked = client.diagnostic_refresh_count
+    forget_push(client, uri)
+    client.text_document_did_save(types.DidSaveTextDocumentParams(doc(uri)))
+    if pulls(client):
+        await until(lambda: client.diagnostic_refresh_count > asked, "workspace/diagnostic/refresh after the save")
+    assert "L310" in {d.code for d in await diagnostics(client, uri)}
+
+
+async def test_a_pulling_client_is_asked_to_pull_again_when_a_config_changes(client: LanguageClient, workspace: Path) -> None:
+    if not pulls(client):
+        pytest.skip("this client takes pushed diagnostics: the push after the change is tested above")
+    asked = client.diagnostic_refresh_count
+    change = types.FileEvent((workspace / ".lobster.toml").as_uri(), types.FileChangeType.Changed)
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams([change]))
+    await until(lambda: client.diagnostic_refresh_count > asked, "workspace/diagnostic/refresh after the config change")
+
+
+async def test_diagnostics_are_pulled_only_by_a_client_that_can_be_refreshed(client: LanguageClient) -> None:
+    """Neovim 0.11 pulls but cannot be refreshed: it gets pushes, and is not offered pulling (never both)."""
+    offered = OFFERED[client].diagnostic_provider is not None
+    assert offered == pulls(client)
