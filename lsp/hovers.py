@@ -82,7 +82,8 @@ def _step_doc(workflow: ir.Workflow, analysis: Analysis, name: str) -> str | Non
     users = sorted({o.field for o in analysis.occurrences if o.kind == "step" and o.name == name and o.role == "reference"})
     read = f"\n\nread by: {', '.join(users)}" if users else "\n\nnot referenced"
     inputs = _inputs(step)
-    return f"step **{name}**: {describe(step)}" + (f"\n\ninputs: {inputs}" if inputs else "") + read
+    top_level = any(s is step for s in workflow.steps)
+    return f"step **{name}**: {describe(step, top_level)}" + (f"\n\ninputs: {inputs}" if inputs else "") + read
 
 
 def _inputs(step: ir.Step | ir.Branch) -> str:

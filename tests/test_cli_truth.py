@@ -84,17 +84,27 @@ def test_a_condition_on_an_approval_depends_on_it_and_args_only_conditions_stay_
 
 # ── item 3: the plan shows `${arg}` as the runtime passes it ──
 
-ARGS_FLOW = "args:\n  who: {default: 'a; touch pwned'}\nsteps:\n  - id: say\n    run: echo ${who}\n"
+ARGS_FLOW = "args:\n  who: {default: 'me; touch authored'}\nsteps:\n  - id: say\n    run: echo ${who}\n"
+HOSTILE = '{"who": "a; touch pwned"}'
 
 
 def test_dry_run_shows_the_quoted_variable_the_runtime_uses(work: Path) -> None:
     (work / "w.lobster").write_text(ARGS_FLOW, encoding="utf-8")
-    plan = lobster("run", "--dry-run", "w.lobster", cwd=work).stderr
+    plan = lobster("run", "--dry-run", "w.lobster", "--args-json", HOSTILE, cwd=work).stderr
     assert '     run: echo "${LOBSTER_ARG_WHO}"' in plan
-    done = lobster("run", "w.lobster", cwd=work)
+    done = lobster("run", "w.lobster", "--args-json", HOSTILE, cwd=work)
     assert json.loads(done.stdout) == ["a; touch pwned\n"] and not (work / "pwned").exists()
-    raw = lobster("run", "--raw-args", "--dry-run", "w.lobster", cwd=work).stderr
+    raw = lobster("run", "--raw-args", "--dry-run", "w.lobster", "--args-json", HOSTILE, cwd=work).stderr
     assert "     run: echo a; touch pwned" in raw
+
+
+def test_dry_run_shows_the_files_default_as_the_shell_text_it_runs_as(work: Path) -> None:
+    (work / "w.lobster").write_text(ARGS_FLOW, encoding="utf-8")
+    plan = lobster("run", "--dry-run", "w.lobster", cwd=work).stderr
+    assert "     run: echo me; touch authored\n     [shell text from the file's defaults: who]\n" in plan
+    assert not (work / "authored").exists()
+    done = lobster("run", "w.lobster", cwd=work)
+    assert json.loads(done.stdout) == ["me\n"] and (work / "authored").exists()
 
 
 # ── item 4: required args ──

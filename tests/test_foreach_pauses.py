@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +11,7 @@ import pytest
 from lobsterlang import ir
 from lobsterlang.cli import main
 from lobsterlang.compile import compile_workflow
+from lobsterlang.interpret.workflow import foreach
 from lobsterlang.interpret.workflow.foreach import BatchPauses
 
 LOOP = """steps:
@@ -80,8 +80,7 @@ def test_a_run_sleeps_once_per_batch_that_runs_something(tmp_path: Path, monkeyp
                                                           capsys: Any) -> None:
     (tmp_path / "loop.lobster").write_text(LOOP)
     slept: list[float] = []
-    real_sleep = time.sleep
-    monkeypatch.setattr(time, "sleep", lambda s: slept.append(s) if s == 0.321 else real_sleep(s))
+    monkeypatch.setattr(foreach, "pause", lambda cancel, seconds: slept.append(seconds))
     assert main(["run", "--mode", "tool", str(tmp_path / "loop.lobster")]) == 0
     output = json.loads(capsys.readouterr().out)
     assert output["ok"] and len(output["output"]) == 5, output

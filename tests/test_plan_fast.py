@@ -19,7 +19,7 @@ from lobsterlang.interpret.workflow.plan import WRITE_LINES, Planner, describe_p
 def _frame(steps: str) -> Frame:
     workflow = compile_workflow(f"args:\n  n:\n    default: x\nsteps:\n{steps}", "plan.lobster").ir
     assert workflow is not None
-    return Frame(workflow, "plan.lobster", {"n": "x"}, {"PATH": "/bin"}, "/", Cancellation())
+    return Frame(workflow, "plan.lobster", {"n": "y"}, {"PATH": "/bin"}, "/", Cancellation())  # a caller's value
 
 
 def _plan(steps: str) -> str:

@@ -14,7 +14,7 @@ def test_planning_a_large_workflow_runs_no_collection() -> None:
     steps = "".join(f"  - id: s{n}\n    run: echo ${{who}} {n} | tr a b\n" for n in range(3000))
     workflow = compile_workflow(f"args:\n  who:\n    default: me\nsteps:\n{steps}", "big.lobster").ir
     assert workflow is not None
-    frame = Frame(workflow, "big.lobster", {"who": "me"}, {"PATH": "/bin"}, "/", Cancellation())
+    frame = Frame(workflow, "big.lobster", {"who": "you"}, {"PATH": "/bin"}, "/", Cancellation())  # a caller's value
     collections: list[str] = []
 
     def count(phase: str, info: dict[str, int]) -> None:

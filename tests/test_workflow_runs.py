@@ -60,5 +60,7 @@ def _live(state: Path, name: str) -> bool:
 
 def test_case_set_is_substantial() -> None:
     assert len(CASE_FILES) >= 50
-    # 9 since the dry-run cases 41 and 70 show what will really run, and 40 names the failing step (NOTES.md, docs/compatibility.md)
-    assert sum(1 for p in CASE_FILES if "lobsterlang" in json.loads(p.read_text(encoding="utf-8"))) <= 9
+    # 9 since the dry-run cases 41 and 70 show what will really run, and 40 names the failing step; 14 since a
+    # human-mode `ask` halts (76), a retried loop keeps its finished items (80), a step not retried after a dispatch
+    # says so (81, 82) and the plan notes the file's defaults (84) (NOTES.md, docs/compatibility.md)
+    assert sum(1 for p in CASE_FILES if "lobsterlang" in json.loads(p.read_text(encoding="utf-8"))) <= 14

@@ -73,12 +73,13 @@ WHY: dict[str, str] = {
     "L306": "`exec --shell` text is run by `/bin/sh`; an `${arg}` or `$step` reference inside it becomes shell "
     "code (the reference substitutes it before parsing). `exec prog args…` runs without a shell.",
     "L309": "The reference substitutes `${arg}` as raw text, then tokenises or shell-parses the result and "
-    "re-scans it for `$step` references. lobsterlang substitutes args as data: a pipeline word stays one word, "
-    "an unquoted shell `${x}` stays one argument, and an arg value is never read as a reference. A file that "
-    "depends on the raw behaviour runs differently here: an arg default with spaces or shell syntax used where "
-    "the shell splits words (unquoted, not in an assignment, a heredoc or quotes), or `$${x}` building a "
-    "reference. `\"${slug}.txt\"` and `\"Summary: ${text}\"` print the same under both. Reported only with "
-    "`target = \"lobsterlang\"` (the default); `lobster run --raw-args` restores the reference's behaviour",
+    "re-scans it for `$step` references. lobsterlang follows one rule: author text is code, caller text is data. "
+    "In shell text (`run:`, `exec --shell`) an arg holding the file's own default runs as written, as in the "
+    "reference, and a value the caller gave is one quoted word. What still runs differently, for the file as "
+    "written: a default with spaces, quotes or `|` in a pipeline word (the reference re-tokenises the pipeline, "
+    "here the value stays one word), a default that holds a `$step.field` reference (the reference resolves it, "
+    "here it stays text), and `$${x}` building a reference. Reported only with `target = \"lobsterlang\"` (the "
+    "default); `lobster run --raw-args` restores the reference's behaviour",
     "L310": "shellcheck finds quoting bugs, unsafe globbing and non-portable constructs in `run:` scripts. Each "
     "finding is mapped to its exact line and column in the .lobster file (block scalars included), so "
     "`# shellcheck disable=SCxxxx` in the script and `# lobster: ignore[L310]` both work. `${arg}` and `$step` "

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -43,9 +44,13 @@ def gate_of(stdout: str) -> dict[str, Any]:
     return {k: v for k, v in found.items() if v}
 
 
+RUN_ID = re.compile(r"--run r[0-9a-f]{12}\b")
+
+
 def normalise(text: str) -> Any:
-    """Parsed JSON (tokens and ids replaced by placeholders) or the text; the case dir becomes `<dir>`."""
-    text = text.replace(str(CASES), "<dir>")
+    """Parsed JSON (tokens and ids replaced by placeholders) or the text; the case dir becomes `<dir>`, a run id
+    in `--run ID` becomes `<runId>`."""
+    text = RUN_ID.sub("--run <runId>", text.replace(str(CASES), "<dir>"))
     try:
         data = json.loads(text)
     except ValueError:

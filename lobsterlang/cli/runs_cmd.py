@@ -30,8 +30,16 @@ def run_row(log: RunLog, holder: Holder | None = None) -> dict[str, Any]:
         "expired": is_expired(halted.get("expiresAt")),
         "uncertainStep": log.uncertain[1] if log.uncertain else None,
         "uncertainBranches": list(log.open_branches),
+        "notRetried": _not_retried(log),
         "startedAt": log.start.get("startedAt"),
     }
+
+
+def _not_retried(log: RunLog) -> dict[str, Any] | None:
+    """The step that failed after dispatching calls, which its `retry:` did not run again (None: no such step)."""
+    if log.uncertain is None or not log.not_retried:
+        return None
+    return {"step": log.uncertain[1], "calls": list(log.not_retried)}
 
 
 def _status(row: dict[str, Any]) -> str:
@@ -42,6 +50,9 @@ def _status(row: dict[str, Any]) -> str:
         return "queued"
     if row["waitingGate"]:
         return f"expired at {row['waitingGate']}" if row["expired"] else f"waiting at {row['waitingGate']}"
+    if row["notRetried"]:
+        calls = ", ".join(row["notRetried"]["calls"])
+        return f"not retried in {row['uncertainStep']} (its {calls} may have taken effect)"
     if row["uncertainBranches"]:
         return f"interrupted in {row['uncertainStep']} ({', '.join(row['uncertainBranches'])})"
     if row["uncertainStep"]:
@@ -61,7 +72,9 @@ def runs_command(as_json: bool, backend: str | None) -> None:
 
     Continue one with `lobster resume --run ID` (add --retry-step or --skip-step when a step
     was interrupted), or answer its gate with --approve yes|no / --response-json. A gate past
-    its expiry is listed as `expired`: it can only be cancelled (--cancel).
+    its expiry is listed as `expired`: it can only be cancelled (--cancel). A step that failed
+    after sending a call out (`openclaw.invoke`, `gog.gmail.send`…) is listed as `not retried`:
+    its `retry:` did not run it again, as the call may have taken effect.
     """
     env = {**os.environ, "LOBSTER_BACKEND": backend} if backend else os.environ
     try:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from lobsterlang import ir
 from lobsterlang.record import Record
 
 FlagKind = Literal["bool", "string", "number", "json", "enum"]
@@ -34,9 +35,13 @@ class PositionalSpec(Record):
     variadic: bool = False
 
 
+GateKind = Literal["approval", "input"]
+
+
 class CommandSpec(Record):
     """A standard command. `side_effects` names what it does beyond transforming items;
-    `requires_one_of` lists flags/positionals of which at least one must be given."""
+    `requires_one_of` lists flags/positionals of which at least one must be given; `gate` says that
+    it halts the run for a person (an `approval` or an `input`) when nobody can answer on a terminal."""
 
     name: str
     summary: str
@@ -45,6 +50,7 @@ class CommandSpec(Record):
     side_effects: tuple[str, ...] = ()
     examples: tuple[str, ...] = ()
     requires_one_of: tuple[str, ...] = ()
+    gate: GateKind | None = None
 
 
 def _b(name: str, help: str, *aliases: str) -> FlagSpec:
@@ -102,13 +108,13 @@ COMMANDS: tuple[CommandSpec, ...] = (
         (_s("prompt", "question shown to the approver", default="Approve?"), _b("emit", "emit an approval request item instead of halting"),
          _b("preview-from-stdin", "show the first input items as a preview", "previewFromStdin"),
          _n("limit", "items to show in the preview", "previewLimit", "preview-limit", default="5")),
-        examples=("exec --json --shell 'inbox list --json' | approve --prompt 'Apply changes?'",),
+        examples=("exec --json --shell 'inbox list --json' | approve --prompt 'Apply changes?'",), gate="approval",
     ),
     CommandSpec(
         "ask", "halt for structured human input",
         (_s("prompt", "question to ask", default="Input required"), _j("schema", "JSON Schema of the response"),
          _b("subject-from-stdin", "show the input items as the subject", "subjectFromStdin"), _b("emit", "emit the request as an item")),
-        examples=("ask --prompt 'Approve, reject or redraft?'",),
+        examples=("ask --prompt 'Approve, reject or redraft?'",), gate="input",
     ),
     CommandSpec("clawd.invoke", "call an OpenClaw tool (legacy name of openclaw.invoke)", _INVOKE_FLAGS, side_effects=("calls_clawd_tool",),
                 examples=("clawd.invoke --tool message --action send --args-json '{\"to\":\"me\"}'",)),
@@ -192,3 +198,14 @@ BY_NAME: dict[str, CommandSpec] = {spec.name: spec for spec in COMMANDS}
 
 def command(name: str) -> CommandSpec | None:
     return BY_NAME.get(name)
+
+
+def input_gate(pipeline: ir.Pipeline | None) -> tuple[int, ir.Stage] | None:
+    """The first stage of `pipeline` that requests input (`ask`), with its index: a `pipeline:` step with one
+    suspends the workflow there until the answer comes (`needs_input`). None when there is none (or the name of
+    the command is only known at run time)."""
+    for index, stage in enumerate(pipeline.stages if pipeline is not None else ()):
+        spec = BY_NAME.get(stage.name.value) if stage.name.template is None else None
+        if spec is not None and spec.gate == "input":
+            return index, stage
+    return None

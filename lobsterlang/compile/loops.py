@@ -17,7 +17,7 @@ from lobsterlang.compile.recovery import is_finite_non_negative, is_int
 LOOP_KEYS: frozenset[str] = frozenset({"for_each", "steps", "item_var", "index_var", "batch_size", "pause_ms"})
 SUB_STEP_KEYS = frozenset({"id", "run", "command", "pipeline", "env", "cwd", "stdin", "when", "condition"})
 _SUB_EXEC = ("run", "command", "pipeline")
-_IGNORED_IN_LOOPS = frozenset({"retry", "timeout_ms", "on_error"})
+_IGNORED_IN_SUB_STEPS = frozenset({"retry", "timeout_ms", "on_error"})
 
 BuildStep = Callable[[Context, yaml.MappingNode, dict[str, Entry], str], ir.Step]
 
@@ -45,8 +45,6 @@ def check_loop(ctx: Context, step_id: str, entries: dict[str, Entry], node: yaml
     item, index = loop_vars(entries)
     if item == index:
         ctx.error("S108", f"{label} item_var and index_var cannot be the same", entries.get("index_var", entries.get("item_var", (node, node)))[1])
-    for key in [k for k in entries if k in _IGNORED_IN_LOOPS]:
-        ctx.warning("W009", f"`{key}` on for_each step {step_id} is ignored by the runtime", entries[key][0])
 
 
 def _check_number(ctx: Context, entries: dict[str, Entry], key: str, test: Callable[[Any], bool], message: str) -> None:
@@ -107,10 +105,11 @@ def _sub_step(
     seen.add(sub_id)
     _check_sub_kinds(ctx, f"{label} for_each sub-step {sub_id}", label, entries, node)
     fields.warn_run_and_command(ctx, entries, f"for_each sub-step {sub_id}")
-    for key in [k for k in entries if k in _IGNORED_IN_LOOPS]:
-        ctx.warning("W009", f"`{key}` on for_each sub-step {sub_id} is ignored by the runtime", entries[key][0])
+    for key in [k for k in entries if k in _IGNORED_IN_SUB_STEPS]:
+        ctx.warning("W009", f"`{key}` on for_each sub-step {sub_id} is ignored by the runtime (put it on the loop step {step_id})",
+                    entries[key][0])
     assert isinstance(node, yaml.MappingNode)
-    checked_elsewhere = frozenset({"approval", "input", "workflow", "parallel", "for_each"}) | _IGNORED_IN_LOOPS
+    checked_elsewhere = frozenset({"approval", "input", "workflow", "parallel", "for_each"}) | _IGNORED_IN_SUB_STEPS
     ctx.unknown_keys(entries, SUB_STEP_KEYS | checked_elsewhere, f"for_each sub-step {sub_id}")
     return build(ctx, node, entries, sub_id)
 

@@ -7,26 +7,36 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from lobsterlang import ir
+from lobsterlang.commands.specs import input_gate
 from lobsterlang.graph.jstext import js_string
 from lobsterlang.record import Record
 from lobsterlang.syntax.text import is_blank, js_trim_range
 
 REF = re.compile(r"\$([A-Za-z0-9_-]+)\.[A-Za-z0-9_]")
 DETAIL_LIMIT = 80
+INPUT_GATE = "input gate"
 WHEN_LIMIT = 70
 
 
 class Node(Record):
-    """One step: `kind` is its type (run, pipeline, approval…), `details` one line about it."""
+    """One step: `kind` is its type (run, pipeline, approval…), `details` one line about it; `asks`: a `pipeline:`
+    step whose pipeline requests input, so the run waits there (shown as `input gate`)."""
 
     id: str
     kind: str
     details: str
     diamond: bool
+    asks: bool = False
 
     @property
     def label(self) -> str:
-        return f"{self.id}\\n{self.details}" if self.details else self.id
+        label = f"{self.id}\\n{self.details}" if self.details else self.id
+        return f"{label}\\n{INPUT_GATE}" if self.asks else label
+
+    @property
+    def kind_text(self) -> str:
+        """The kind, with `input gate` for a pipeline that requests input (the text format's `[…]`)."""
+        return f"{self.kind}, {INPUT_GATE}" if self.asks else self.kind
 
 
 class Edge(Record):
@@ -65,7 +75,8 @@ def build_graph(workflow: ir.Workflow, args: Mapping[str, Any]) -> Graph:
 
 def _node(step: ir.Step, args: Mapping[str, Any]) -> Node:
     kind, details = _kind_and_details(step, args)
-    return Node(step.id, kind, truncate(details, DETAIL_LIMIT), step.approval is not None)
+    asks = kind == "pipeline" and isinstance(step.action, ir.PipelineRun) and input_gate(step.action.pipeline) is not None
+    return Node(step.id, kind, truncate(details, DETAIL_LIMIT), step.approval is not None, asks)
 
 
 def _kind_and_details(step: ir.Step, args: Mapping[str, Any]) -> tuple[str, str]:

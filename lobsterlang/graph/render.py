@@ -91,7 +91,7 @@ def render_ascii(graph: Graph) -> str:
     lines = ["Workflow Graph", "", "Nodes:"]
     for node in graph.nodes:
         details = ascii_details(node.label)
-        lines.append(f"- {node.id} [{node.kind}] ({details})" if details else f"- {node.id} [{node.kind}]")
+        lines.append(f"- {node.id} [{node.kind_text}] ({details})" if details else f"- {node.id} [{node.kind_text}]")
     lines += ["", "Edges:"]
     lines += [f"- {e.source} -> {e.target} ({e.label})" for e in graph.edges] or ["- (none)"]
     return "\n".join(lines)

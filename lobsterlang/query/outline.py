@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 from lobsterlang import ir
+from lobsterlang.commands.specs import input_gate
 from lobsterlang.record import Record
 
 SymbolKind = Literal["args", "arg", "step", "branch", "substep"]
@@ -59,17 +60,19 @@ def _step(node: ir.Step | ir.Branch, kind: SymbolKind) -> Symbol:
     elif isinstance(action, ir.ForEach):
         children = tuple(_step(s, "substep") for s in action.steps)
     span, id_span = node.span, node.id_span
-    return Symbol(node.id, kind, describe(node), span.start, span.end, id_span.start, id_span.end, children)
+    return Symbol(node.id, kind, describe(node, kind == "step"), span.start, span.end, id_span.start, id_span.end, children)
 
 
-def describe(node: ir.Step | ir.Branch) -> str:
-    """A short description of what a step does: `run`, `pipeline: exec | pick`, `approval`…"""
+def describe(node: ir.Step | ir.Branch, top_level: bool = True) -> str:
+    """A short description of what a step does: `run`, `pipeline: exec | pick`, `approval`… A top-level `pipeline:`
+    step whose pipeline requests input (`ask`) is an `(input gate)`: the run waits there for the answer."""
     action = node.action
     if isinstance(action, ir.ShellRun):
         return action.key
     if isinstance(action, ir.PipelineRun):
         names = [s.name.value for s in action.pipeline.stages] if action.pipeline else []
-        return "pipeline: " + " | ".join(names) if names else "pipeline"
+        text = "pipeline: " + " | ".join(names) if names else "pipeline"
+        return text + " (input gate)" if top_level and input_gate(action.pipeline) else text
     if isinstance(action, ir.WorkflowCall):
         return "workflow: " + action.path.text
     if isinstance(action, ir.Parallel):

@@ -45,14 +45,15 @@ class RunContext:
     `env`'s LOBSTER_MAX_OUTPUT_BYTES caps what a child may write to stdout and to stderr; `interactive`
     allows TTY prompts (human mode only; None means "when stdin is a terminal");
     `prompt_out`/`prompt_in` are where such prompts are written and read; renderers (`json`,
-    `table`) write to `rendered`.
+    `table`) write to `rendered`; `on_dispatch` is told the name of a command whose call is going out
+    (a message sent, a tool called: `dispatching`), so a workflow step knows a retry could repeat it.
     """
 
     def __init__(
         self, *, env: Mapping[str, str] | None = None, cwd: str | None = None, mode: Mode = "human",
         store: StateStore | None = None, cancel: Cancellation | None = None, render_word: WordRenderer = literal_word,
         interactive: bool | None = None, prompt_out: TextIO | None = None, prompt_in: TextIO | None = None,
-        render_shell: ShellRenderer | None = None,
+        render_shell: ShellRenderer | None = None, on_dispatch: Callable[[str], None] | None = None,
     ) -> None:
         self.env: Mapping[str, str] = dict(os.environ) if env is None else env
         self.cwd = os.getcwd() if cwd is None else cwd
@@ -64,7 +65,13 @@ class RunContext:
         self.interactive = interactive
         self.prompt_out = prompt_out
         self.prompt_in = prompt_in
+        self.on_dispatch = on_dispatch
         self.rendered = io.StringIO()
+
+    def dispatching(self, command: str) -> None:
+        """`command` sends a call that may take effect outside the run (called just before it goes out)."""
+        if self.on_dispatch is not None:
+            self.on_dispatch(command)
 
     @property
     def can_prompt(self) -> bool:

@@ -1,9 +1,11 @@
-"""Per-attempt cancellation: a timeout or the run's own cancellation stops one attempt's processes."""
+"""One attempt of a step: a timeout or the run's own cancellation stops its processes and pauses, and it notes
+the calls it dispatched (a retry must not repeat what may have taken effect)."""
 
 from __future__ import annotations
 
 import subprocess
 import threading
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 
@@ -21,6 +23,10 @@ class AttemptCancellation(Cancellation):
         self.procs: set[subprocess.Popen[bytes]] = set()
         self.children: list[AttemptCancellation] = []
         self.lock = threading.Lock()
+        self.stopped = threading.Event()
+        """Set when this attempt is cancelled: a pause waiting on it ends at once."""
+        self.calls: list[str] = []
+        """Commands this attempt dispatched (and may have had their effect): `openclaw.invoke`, `gog.gmail.send`…"""
         if isinstance(parent, AttemptCancellation):
             parent.children.append(self)
 
@@ -31,6 +37,19 @@ class AttemptCancellation(Cancellation):
     @property
     def timed_out(self) -> bool:
         return self.reason == TIMEOUT_REASON
+
+    def dispatched(self, command: str) -> None:
+        """`command` is sending its call now; the attempts this one runs in (a parallel step's, a calling step's) too."""
+        with self.lock:
+            self.calls.append(command)
+        if isinstance(self.parent, AttemptCancellation):
+            self.parent.dispatched(command)
+
+    def settled(self, since: int) -> None:
+        """The calls noted after the first `since` belong to work whose record is kept (a finished loop item, which
+        no later attempt repeats): they no longer stop this attempt's step from being retried."""
+        with self.lock:
+            del self.calls[since:]
 
     def spawn(self, argv: Sequence[str], env: Mapping[str, str], cwd: str, *, stdin: bool) -> subprocess.Popen[bytes]:
         self.check()
@@ -52,6 +71,7 @@ class AttemptCancellation(Cancellation):
             if self.reason is None:
                 self.reason, self.exit_code = reason, exit_code
             procs = list(self.procs)
+        self.stopped.set()
         for proc in procs:
             kill_now(proc)
         for child in list(self.children):
@@ -71,3 +91,12 @@ def deadline(cancel: AttemptCancellation, timeout_ms: int | None) -> Iterator[No
         yield
     finally:
         timer.cancel()
+
+
+def pause(cancel: Cancellation, seconds: float) -> None:
+    """Sleep `seconds`, cut short when the attempt is stopped (its timeout), then raise `Cancelled` if it was."""
+    if isinstance(cancel, AttemptCancellation):
+        cancel.stopped.wait(seconds)
+    else:
+        time.sleep(seconds)
+    cancel.check()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from collections.abc import Mapping
@@ -30,6 +31,15 @@ class Options:
     run_id: str = ""
 
 
+@dataclass(frozen=True)
+class Answer:
+    """The answer to the input gate at stage `stage` of a `pipeline:` step: the pipeline continues after that stage
+    with `response` as its one item."""
+
+    stage: int
+    response: Any
+
+
 @dataclass
 class Frame:
     """One workflow file being executed: its IR, args, step records, env and cwd defaults."""
@@ -49,9 +59,18 @@ class Frame:
     """Branch records a resumed run's journal kept, by step id then branch key: those branches do not run again."""
     resumed_attempts: dict[str, int] = field(default_factory=dict)
     """Attempts a resumed run's journal counted for its interrupted step: its retry policy has the rest."""
+    answered: dict[str, Answer] = field(default_factory=dict)
+    """The answer given to a `pipeline:` step's input gate, by step id: that step continues after its gate."""
 
     def scope(self, results: Mapping[str, Record] | None = None) -> Scope:
-        return Scope(self.args, self.results if results is None else results)
+        return Scope(self.args, self.results if results is None else results, authored=self.authored)
+
+    @functools.cached_property
+    def authored(self) -> frozenset[str]:
+        """The args that hold the file's own default: shell text runs them as written (author text is code)."""
+        from lobsterlang.interpret.workflow.argvars import authored_args
+
+        return authored_args(self.workflow.args, self.args)
 
     @property
     def directory(self) -> str:

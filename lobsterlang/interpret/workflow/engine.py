@@ -1,8 +1,7 @@
-"""The run loop: steps in order, conditions, retries, timeouts, on_error, gates and the final output."""
+"""The run loop: steps in order, conditions, retries, timeouts, on_error (loops included), gates and the final output."""
 
 from __future__ import annotations
 
-import itertools
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -14,10 +13,18 @@ from lobsterlang.interpret.process import Cancellation
 from lobsterlang.interpret.workflow import gates
 from lobsterlang.interpret.workflow.attempt import AttemptCancellation, deadline
 from lobsterlang.interpret.workflow.conditions import should_run
-from lobsterlang.interpret.workflow.context import Frame, Options
+from lobsterlang.interpret.workflow.context import Answer, Frame, Options
 from lobsterlang.interpret.workflow.cost import CostTracker
+from lobsterlang.interpret.workflow.dispatch import after_dispatch, not_retried
 from lobsterlang.interpret.workflow.env import apply_env
-from lobsterlang.interpret.workflow.errors import StepTimeout, Unrecoverable, WorkflowError, locate
+from lobsterlang.interpret.workflow.errors import (
+    Dispatched,
+    InputRequested,
+    StepTimeout,
+    Unrecoverable,
+    WorkflowError,
+    locate,
+)
 from lobsterlang.interpret.workflow.idempotency import with_key
 from lobsterlang.interpret.workflow.records import output_items, synthetic_record
 from lobsterlang.interpret.workflow.refs import Record, make_record
@@ -31,16 +38,23 @@ Status = Literal["ok", "needs_approval", "needs_input"]
 
 @dataclass
 class Halt:
-    """A gate the run stopped at: its step, index, request item and (approvals) identity policy."""
+    """A gate the run stopped at: its step, index, request item and (approvals) identity policy; `stage`: the
+    pipeline stage that requested input inside a `pipeline:` step (the step continues there on resume)."""
 
     step: ir.Step
     index: int
     request: dict[str, Any]
     identity: dict[str, Any]
+    stage: int | None = None
 
     @property
     def is_input(self) -> bool:
-        return self.step.input is not None
+        return self.step.input is not None or self.stage is not None
+
+    @property
+    def resume_index(self) -> int:
+        """The step a resume starts at: the next one, or this one when it halted inside its pipeline."""
+        return self.index if self.stage is not None else self.index + 1
 
 
 @dataclass
@@ -134,12 +148,6 @@ class Runner:
             return "skipped", None
         if step.input is not None:
             return "ran", self.input_gate(index, step)
-        if isinstance(step.action, ir.ForEach):
-            from lobsterlang.interpret.workflow.foreach import run_for_each
-
-            self.begin(index, step)
-            results[step.id] = run_for_each(self, step, step.action)
-            return "ran", None
         return self.run_action(index, step)
 
     def begin(self, index: int, step: ir.Step) -> None:
@@ -148,8 +156,12 @@ class Runner:
         self.hooks.step_started(index, step)
 
     def recorded_branch(self, step: ir.Step, key: str) -> Record | None:
-        """The record of branch `key` of `step` that the run's journal kept (a resumed step); None: run it."""
+        """The record of branch `key` of `step` kept from an earlier attempt (the journal's, or this run's); None: run it."""
         return self.frame.resumed_branches.get(step.id, {}).get(key)
+
+    def keep_branch(self, step: ir.Step, key: str, record: Record) -> None:
+        """Keep a finished branch's record for the step's next attempt (a `retry:` runs only what did not finish)."""
+        self.frame.resumed_branches.setdefault(step.id, {})[key] = record
 
     def branch_started(self, step: ir.Step, key: str) -> None:
         self.hooks.branch_started(self.index, step, key)
@@ -171,38 +183,60 @@ class Runner:
         return os.path.join(self.frame.cwd, render(template, Scope(scope.args, {}, scope.raw)))
 
     def scope(self) -> Scope:
-        return Scope(self.frame.args, self.frame.results, self.opts.raw_args)
+        return Scope(self.frame.args, self.frame.results, self.opts.raw_args, self.frame.authored)
 
     def run_action(self, index: int, step: ir.Step) -> tuple[str, Halt | None]:
         scope = self.scope()
         env = self.step_env(step, scope)
         cwd = self.step_cwd(step.cwd or self.frame.workflow.cwd, scope)
-        stdin = stdin_value(step.stdin, scope)
+        stdin = None if isinstance(step.action, ir.ForEach) else stdin_value(step.stdin, scope)
         first = self.frame.resumed_attempts.get(step.id, 0) + 1
-        tries = itertools.count()
+        made = 0
         self.begin(index, step)
 
         def journaled_attempt() -> tuple[Record, dict[str, Record]]:
             """One attempt; each retry is journaled as `started` too, so a crash-resume counts the attempts made."""
-            if next(tries):
+            nonlocal made
+            if made:
                 self.hooks.step_started(index, step)
+            made += 1
             return self.attempt(step, env, cwd, stdin)
 
+        rules = policy(step.retry)
         try:
-            record, branches = with_retry(step.id, policy(step.retry), journaled_attempt, self.retryable, str,
-                                          self.opts.err, first=first)
+            record, branches = with_retry(step.id, rules, journaled_attempt, self.retryable, str, self.opts.err, first=first)
+        except InputRequested as gate:
+            return "ran", self.pipeline_gate(index, step, gate)
         except (Unrecoverable, Cancelled):
             raise
         except (WorkflowError, LobsterRunError) as exc:
-            return self.failed(step, exc)
+            return self.failed(step, self.unwrapped(step, exc, first + made - 1 < rules.max))
+        finally:
+            self.frame.resumed_branches.pop(step.id, None)
         self.frame.results.update(branches)
         self.frame.results[step.id] = record
         if step.approval is not None:
             return "ran", self.approval_gate(index, step, record, env)
         return "ran", None
 
+    def pipeline_gate(self, index: int, step: ir.Step, gate: InputRequested) -> Halt:
+        """A command in the step's own pipeline requested input: the run halts there (`needs_input`). From a loop's
+        sub-step or a parallel branch it cannot yet, and the step fails."""
+        if not isinstance(step.action, ir.PipelineRun) or gate.step_id != step.id:
+            raise Unrecoverable(str(gate)) from None
+        return Halt(step, index, gate.request, {}, gate.stage)
+
     def retryable(self, exc: Exception) -> bool:
-        return not isinstance(exc, (Unrecoverable, Cancelled)) and not stopped(self.frame.cancel)
+        return not isinstance(exc, (Unrecoverable, Cancelled, Dispatched)) and not stopped(self.frame.cancel)
+
+    def unwrapped(self, step: ir.Step, exc: Exception, retries_left: bool) -> Exception:
+        """The step's failure: a failure after a dispatch says it was not retried (when `retry:` would have)."""
+        if not isinstance(exc, Dispatched):
+            return exc
+        if not retries_left:
+            return exc.cause
+        stops_run = step.on_error not in ("continue", "skip_rest") and not self.frame.key_path
+        return not_retried(step.id, exc, stops_run=stops_run, run_id=self.opts.run_id)
 
     def failed(self, step: ir.Step, exc: Exception) -> tuple[str, None]:
         mode = step.on_error if step.on_error in ("continue", "skip_rest") else "stop"
@@ -213,21 +247,30 @@ class Runner:
         return ("skip_rest" if mode == "skip_rest" else "failed"), None
 
     def attempt(self, step: ir.Step, env: dict[str, str], cwd: str, stdin: Any) -> tuple[Record, dict[str, Record]]:
-        """One attempt under the step's timeout; a timeout becomes `Step '<id>' timed out after <n>ms`."""
+        """One attempt under the step's timeout; a timeout becomes `Step '<id>' timed out after <n>ms`, a failure
+        after a dispatch `Dispatched`."""
         cancel = AttemptCancellation(self.frame.cancel)
         timeout = step.timeout_ms if isinstance(step.timeout_ms, int) and not isinstance(step.timeout_ms, bool) else None
         with deadline(cancel, timeout):
             try:
                 return self.execute(step, env, cwd, stdin, cancel)
-            except Exception:
+            except Exception as exc:
+                failure: Exception = exc
                 if cancel.timed_out and not stopped(self.frame.cancel):
-                    raise StepTimeout(f"Step '{step.id}' timed out after {timeout}ms") from None
-                raise
+                    failure = StepTimeout(f"Step '{step.id}' timed out after {timeout}ms")
+                failure = after_dispatch(failure, cancel)
+                if failure is exc:
+                    raise
+                raise failure from None
 
     def execute(
         self, step: ir.Step, env: dict[str, str], cwd: str, stdin: Any, cancel: AttemptCancellation,
     ) -> tuple[Record, dict[str, Record]]:
         action = step.action
+        if isinstance(action, ir.ForEach):
+            from lobsterlang.interpret.workflow.foreach import run_for_each
+
+            return run_for_each(self, step, action, cancel), {}
         if isinstance(action, ir.Parallel):
             from lobsterlang.interpret.workflow.parallel import run_parallel
 
@@ -236,19 +279,20 @@ class Runner:
             from lobsterlang.interpret.workflow.compose import run_child
 
             return run_child(self, step, action, env, cwd, cancel), {}
-        return self.run_command(step.id, action, env, cwd, stdin, cancel), {}
+        return self.run_command(step.id, action, env, cwd, stdin, cancel, answer=self.frame.answered.get(step.id)), {}
 
     def run_command(
         self, step_id: str, action: ir.Action | None, env: dict[str, str], cwd: str, stdin: Any, cancel: Cancellation,
-        scope: Scope | None = None,
+        scope: Scope | None = None, answer: Answer | None = None,
     ) -> Record:
-        """A shell or pipeline command (steps, branches and loop sub-steps), or a no-op record."""
+        """A shell or pipeline command (steps, branches and loop sub-steps), or a no-op record; `answer`: a top-level
+        pipeline step continues after its input gate."""
         scope = scope or self.scope()
         if isinstance(action, ir.PipelineRun):
             from lobsterlang.interpret.workflow.pipeline_step import run_pipeline_step
 
             check_cwd(step_id, cwd, env)
-            return run_pipeline_step(step_id, action, scope, env, cwd, stdin, self.opts, cancel)
+            return run_pipeline_step(step_id, action, scope, env, cwd, stdin, self.opts, cancel, answer)
         if not isinstance(action, ir.ShellRun) or not action.command.text.strip():
             return synthetic_record(step_id, stdin)
         text = render_shell(action.command, scope, env, is_posix_shell(env))

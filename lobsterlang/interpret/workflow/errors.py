@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from lobsterlang import ir
@@ -25,8 +25,40 @@ class Unrecoverable(WorkflowError):
     """A failure that `retry` and `on_error` never handle (a pipeline halting inside a step)."""
 
 
+class InputRequested(Unrecoverable):
+    """A command in step `step_id`'s pipeline (`ask`) requested input at stage `stage`: a top-level `pipeline:` step
+    suspends the workflow there (`needs_input`); elsewhere (a loop, a parallel branch) the step fails with `str()`.
+    `request` is what the caller is shown: `{type: input_request, prompt, responseSchema[, subject]}`."""
+
+    def __init__(self, step_id: str, stage: int, stage_name: str, request: dict[str, Any]) -> None:
+        super().__init__(f"Workflow step {step_id} halted before completion at pipeline stage {stage_name}")
+        self.step_id = step_id
+        self.stage = stage
+        self.request = request
+
+
 class StepTimeout(WorkflowError):
     """`Step '<id>' timed out after <n>ms`."""
+
+
+class Dispatched(WorkflowError):
+    """An attempt that failed after it dispatched a call (`openclaw.invoke`, `gog.gmail.send`…): the call may have
+    taken effect, so `retry:` does not run the step again. `cause` is the failure, `calls` the commands that went out."""
+
+    def __init__(self, cause: Exception, calls: tuple[str, ...]) -> None:
+        super().__init__(cause.message if hasattr(cause, "message") else str(cause))
+        self.cause = cause
+        self.calls = calls
+
+
+class NotRetried(WorkflowError):
+    """A top-level step stopped the run after a dispatch, with retries left: the run is kept so that
+    `lobster runs` lists it and `resume --run ID --retry-step` (or `--skip-step`) decides."""
+
+    def __init__(self, message: str, step_id: str, calls: tuple[str, ...]) -> None:
+        super().__init__(message)
+        self.step_id = step_id
+        self.calls = calls
 
 
 def locate(exc: Exception, step: ir.Step, frame: Frame) -> None:

@@ -1,7 +1,9 @@
 """`for_each`: sub-steps once per item, in order, in a scope with the item and index variables.
 
-Each sub-step of each item is a branch `<item index>/<sub-step id>` for the run journal: a resumed
-step takes the records the journal kept and runs only the rest.
+The loop is one attempt of its step: the step's `timeout_ms` bounds the whole loop, its `retry:` makes
+another attempt and its `on_error` handles the failure, as in the reference. Each sub-step of each item
+is a branch `<item index>/<sub-step id>`: the run journal records it, and a later attempt (a retry, or a
+resumed run) takes the recorded branches and runs only the rest, so a finished item never runs twice.
 """
 
 from __future__ import annotations
@@ -11,7 +13,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from lobsterlang import ir
+from lobsterlang.interpret.process import Cancellation
 from lobsterlang.interpret.values import UNDEFINED, stringify
+from lobsterlang.interpret.workflow.attempt import AttemptCancellation, pause
 from lobsterlang.interpret.workflow.conditions import should_run
 from lobsterlang.interpret.workflow.env import apply_env
 from lobsterlang.interpret.workflow.errors import WorkflowError
@@ -50,12 +54,12 @@ class BatchPauses:
     the run, which paused then), and a batch whose sub-steps are all skipped runs nothing to pause for.
     """
 
-    def __init__(self, loop: ir.ForEach, sleep: Callable[[float], object] | None = None) -> None:
+    def __init__(self, loop: ir.ForEach, sleep: Callable[[float], object] = time.sleep) -> None:
         self.batch = loop.batch_size if isinstance(loop.batch_size, int) and loop.batch_size > 0 else 1
-        pause = loop.pause_ms
-        self.seconds = float(pause) / 1000 if isinstance(pause, (int, float)) and not isinstance(pause, bool) else 0.0
+        ms = loop.pause_ms
+        self.seconds = float(ms) / 1000 if isinstance(ms, (int, float)) and not isinstance(ms, bool) else 0.0
         self.owed = False
-        self._sleep = sleep if sleep is not None else time.sleep
+        self._sleep = sleep
 
     def item(self, index: int) -> None:
         """Item `index` begins."""
@@ -73,25 +77,28 @@ class BatchPauses:
             self._sleep(self.seconds)
 
 
-def run_for_each(runner: Runner, step: ir.Step, loop: ir.ForEach) -> Record:
-    """Run every item; the record's json is one `{item, index, <sub-step>: output…}` object per item."""
+def run_for_each(runner: Runner, step: ir.Step, loop: ir.ForEach, cancel: Cancellation) -> Record:
+    """Run every item (one attempt, stopped by `cancel`); the record's json is one `{item, index, <sub-step>: output…}`
+    object per item."""
     items = loop_items(runner, step, loop)
-    pauses = BatchPauses(loop)
+    pauses = BatchPauses(loop, lambda seconds: pause(cancel, seconds))
     iterations = []
     for index, item in enumerate(items):
         pauses.item(index)
-        iterations.append(_iteration(runner, step, loop, item, index, pauses))
+        iterations.append(_iteration(runner, step, loop, item, index, pauses, cancel))
     return make_record(step.id, stringify(iterations), iterations)
 
 
-def _iteration(runner: Runner, step: ir.Step, loop: ir.ForEach, item: Any, index: int, pauses: BatchPauses) -> dict[str, Any]:
+def _iteration(
+    runner: Runner, step: ir.Step, loop: ir.ForEach, item: Any, index: int, pauses: BatchPauses, cancel: Cancellation,
+) -> dict[str, Any]:
     item_var, index_var = loop.item_var or "item", loop.index_var or "index"
     scope_results = dict(runner.frame.results)
     scope_results[item_var] = {"json": item, "stdout": item if isinstance(item, str) else stringify(item)}
     scope_results[index_var] = {"json": index, "stdout": str(index)}
     iteration: dict[str, Any] = {item_var: item, index_var: index}
     for sub in loop.steps:
-        runner.frame.cancel.check()
+        cancel.check()
         if not should_run(sub.when, scope_results):
             scope_results[sub.id] = {"id": sub.id, "skipped": True}
             continue
@@ -101,20 +108,25 @@ def _iteration(runner: Runner, step: ir.Step, loop: ir.ForEach, item: Any, index
             pauses.restored()
         else:  # not recorded by an earlier attempt of this run
             pauses.before_run()
-            runner.frame.cancel.check()  # a signal may have come during the pause
+            cancel.check()  # a signal may have come during the pause
             runner.branch_started(step, key)
-            record = _run_sub(runner, step, sub, Scope(runner.frame.args, scope_results, runner.opts.raw_args), index)
+            since = len(cancel.calls) if isinstance(cancel, AttemptCancellation) else 0
+            scope = Scope(runner.frame.args, scope_results, runner.opts.raw_args, runner.frame.authored)
+            record = _run_sub(runner, step, sub, scope, index, cancel)
             runner.cost.record(f"{step.id}.{sub.id}", record)
             runner.branch_done(step, key, record)
+            runner.keep_branch(step, key, record)
+            if isinstance(cancel, AttemptCancellation):
+                cancel.settled(since)  # kept: a retry will not repeat its calls
         scope_results[sub.id] = record
         runner.cost.check(runner.frame.workflow.cost_limit, runner.opts.err)
         iteration[sub.id] = record["json"] if "json" in record else record.get("stdout")
     return iteration
 
 
-def _run_sub(runner: Runner, step: ir.Step, sub: ir.Step, scope: Scope, index: int) -> Record:
+def _run_sub(runner: Runner, step: ir.Step, sub: ir.Step, scope: Scope, index: int, cancel: Cancellation) -> Record:
     env = apply_env(runner.frame.base_env, [runner.frame.workflow.env, step.env, sub.env], scope)
     env = runner.keyed(env, step.id, index, sub.id)
     cwd = runner.step_cwd(sub.cwd or step.cwd or runner.frame.workflow.cwd, scope)
     stdin = stdin_value(sub.stdin, scope)
-    return runner.run_command(sub.id, sub.action, env, cwd, stdin, runner.frame.cancel, scope)
+    return runner.run_command(sub.id, sub.action, env, cwd, stdin, cancel, scope)

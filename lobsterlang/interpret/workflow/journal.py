@@ -1,15 +1,19 @@
 """The run journal: one append-only JSON-lines file per run, fsynced before every step starts.
 
 Events: `start` (file, args, IR), `started` (a step's command is about to run), `done` (its
-records), `halted` (waiting at a gate, with the resume state key). A step's `done` is written
-together with the next step's `started` (one fsync per step), and at a halt or a cancellation,
-so a completed step is always on disk before the next one starts. A step with `started` but no
-`done` is uncertain. Inside a `for_each` or `parallel` step, each branch (one sub-step of one
-item, or one parallel branch) writes `branch_started` before its command and `branch_done`
-(its record) after it, so a resumed step runs only the branches that were not recorded. `done`,
+records), `halted` (waiting at a gate, with the resume state key), `not_retried` (the step failed
+after dispatching a call, which may have taken effect, and its `retry:` did not run it again). A
+step's `done` is written together with the next step's `started` (one fsync per step), and at a
+halt or a cancellation, so a completed step is always on disk before the next one starts. A step
+with `started` but no `done` is uncertain. Inside a `for_each` or `parallel` step, each branch (one
+sub-step of one item, or one parallel branch) writes `branch_started` before its command and
+`branch_done` (its record) after it, so a resumed step runs only the branches that were not
+recorded. A `resumed` event after a gate inside a `pipeline:` step carries the `answer`: the step
+continues after that stage, after a crash too. `done`,
 `branch_done` and `resumed` carry the run's LLM spend so far (`cost`), so a cost cap holds after
 a resume. A finished, failed or cancelled run deletes its journal, so the journals on disk are
-exactly the unfinished runs.
+exactly the unfinished runs (a run stopped by a step's timeout, or by a failure after a dispatch,
+counts as unfinished: that step is uncertain).
 """
 
 from __future__ import annotations
@@ -103,10 +107,19 @@ class EventJournal(Hooks):
         self.append({"event": "branch_done", "index": index, "step": step.id, "branch": key, "record": record,
                      **_cost(spend)})
 
-    def resumed(self, index: int, records: dict[str, Any], last: Any, spend: Sequence[dict[str, Any]]) -> None:
-        """Queue the answer to the gate at step `index` (its record), written with the next event."""
+    def resumed(self, index: int, records: dict[str, Any], last: Any, spend: Sequence[dict[str, Any]],
+                answer: dict[str, Any] | None = None) -> None:
+        """Queue the answer to the gate at step `index` (its record), written with the next event; `answer`: the
+        gate was inside that `pipeline:` step (`{step, stage, response}`), which continues after it."""
+        event = {"event": "resumed", "index": index, "records": records, "last": last, **_cost(spend)}
+        if answer is not None:
+            event["answer"] = answer
         with self.lock:
-            self.pending.append({"event": "resumed", "index": index, "records": records, "last": last, **_cost(spend)})
+            self.pending.append(event)
+
+    def not_retried(self, index: int, step_id: str, calls: Sequence[str]) -> None:
+        """The step that stopped the run failed after dispatching `calls`: `retry:` did not run it again."""
+        self.append({"event": "not_retried", "index": index, "step": step_id, "calls": list(calls)})
 
     def halted(self, index: int, step: ir.Step, state_key: str, expires_at: str | None = None) -> None:
         self.append({"event": "halted", "index": index, "step": step.id, "stateKey": state_key, "expiresAt": expires_at})
@@ -218,6 +231,10 @@ class RunLog:
     """Branches of the uncertain step that started and did not record their end."""
     spend: list[dict[str, Any]] = field(default_factory=list)
     """The run's LLM spend as of the last event that carried it."""
+    not_retried: list[str] | None = None
+    """The calls the uncertain step had dispatched when it failed and was not retried (None: it was not)."""
+    answer: dict[str, Any] | None = None
+    """The answer given at the input gate inside the `pipeline:` step the run resumed at (`{step, stage, response}`)."""
 
     @property
     def queued(self) -> bool:
@@ -233,6 +250,7 @@ EVENT_FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
     "resumed": {"index": int, "records": (dict, type(None))},
     "branch_started": {"index": int, "step": str, "branch": str},
     "branch_done": {"index": int, "step": str, "branch": str, "record": dict},
+    "not_retried": {"index": int, "step": str, "calls": list},
 }
 """The fields each event kind must carry, with their types; other fields are free."""
 
@@ -293,19 +311,25 @@ def _apply(log: RunLog, event: dict[str, Any]) -> None:
         log.uncertain = (event["index"], event["step"])
         log.attempts += 1
         log.branch_journaled = bool(event.get("branches"))
+        log.not_retried = None
     elif kind in ("branch_started", "branch_done"):
         _apply_branch(log, event)
     elif kind == "done":
         log.results.update(event.get("records") or {})
         log.next_index, log.last, log.last_done = event["index"] + 1, event.get("last"), event["step"]
-        log.uncertain, log.halted = None, None
+        log.uncertain, log.halted, log.answer = None, None, None
         log.branches, log.open_branches = {}, []
+    elif kind == "not_retried":
+        if log.uncertain == (event["index"], event["step"]):
+            log.not_retried = [str(call) for call in event["calls"]]
     elif kind == "halted":
         log.halted = event
     elif kind == "resumed":
-        log.halted = None
+        log.halted, log.uncertain = None, None  # a step halted inside its pipeline starts again from its answer
         log.results.update(event.get("records") or {})
         log.next_index, log.last = event["index"], event.get("last")
+        answer = event.get("answer")
+        log.answer = answer if isinstance(answer, dict) else None
 
 
 def _apply_branch(log: RunLog, event: dict[str, Any]) -> None:

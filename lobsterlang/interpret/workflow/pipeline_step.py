@@ -1,4 +1,4 @@
-"""`pipeline:` steps: the pipeline interpreter runs in-process on the step's stdin items."""
+"""`pipeline:` steps: the pipeline interpreter runs in-process on the step's stdin items (or after its input gate)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ from lobsterlang import ir
 from lobsterlang.interpret.errors import LobsterRunError
 from lobsterlang.interpret.process import Cancellation
 from lobsterlang.interpret.values import UNDEFINED, stringify
-from lobsterlang.interpret.workflow.context import Options
-from lobsterlang.interpret.workflow.errors import Unrecoverable, WorkflowError
+from lobsterlang.interpret.workflow.attempt import AttemptCancellation
+from lobsterlang.interpret.workflow.context import Answer, Options
+from lobsterlang.interpret.workflow.errors import InputRequested, Unrecoverable, WorkflowError
 from lobsterlang.interpret.workflow.refs import Record, make_record
 from lobsterlang.interpret.workflow.shell import is_posix_shell
 from lobsterlang.interpret.workflow.stdin import stdin_items
@@ -34,19 +35,23 @@ def resolve_pipeline(step_id: str, action: ir.PipelineRun, scope: Scope) -> ir.P
 
 def run_pipeline_step(
     step_id: str, action: ir.PipelineRun, scope: Scope, env: Mapping[str, str], cwd: str,
-    stdin: Any, opts: Options, cancel: Cancellation,
+    stdin: Any, opts: Options, cancel: Cancellation, answer: Answer | None = None,
 ) -> Record:
-    """Run the step's pipeline; halts inside it are errors the workflow cannot recover from."""
+    """Run the step's pipeline (after its input gate, with the `answer` given there); a command that requests
+    input raises `InputRequested`, an approval inside it is an error the workflow cannot recover from."""
     from lobsterlang.interpret.pipeline.runtime import RunContext, run_pipeline
 
     pipeline = resolve_pipeline(step_id, action, scope)
     ctx = RunContext(
         env=dict(env), cwd=cwd, mode="tool" if opts.mode == "tool" else "human", store=opts.store,
-        cancel=cancel, render_word=lambda word: word_text(word, scope), interactive=False,
+        cancel=cancel, render_word=lambda word: word_text(word, scope), interactive=opts.interactive,
+        prompt_in=opts.prompt_in, prompt_out=opts.prompt_out,
         render_shell=lambda word, shell_env: shell_word(word, scope, shell_env),
+        on_dispatch=cancel.dispatched if isinstance(cancel, AttemptCancellation) else None,
     )
+    start, items = (answer.stage + 1, [answer.response]) if answer is not None else (0, stdin_items(stdin))
     try:
-        result = run_pipeline(pipeline, stdin_items(stdin), ctx)
+        result = run_pipeline(pipeline, items, ctx, start_at=start)
     except LobsterRunError as exc:
         if cancel.cancelled:
             raise
@@ -58,7 +63,8 @@ def run_pipeline_step(
                 f"Workflow step {step_id} halted for approval inside pipeline stage {stage}. "
                 "Use a separate approval step in the workflow file."
             )
-        raise Unrecoverable(f"Workflow step {step_id} halted before completion at pipeline stage {stage}")
+        request = {key: value for key, value in result.halt.request.items() if key != "items"}
+        raise InputRequested(step_id, result.halt.index, stage, request)
     return pipeline_record(step_id, result.items, result.rendered_text)
 
 

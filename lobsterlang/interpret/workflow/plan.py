@@ -2,7 +2,9 @@
 
 Where the reference's plan would mislead it says what will really happen (docs/compatibility.md): a
 condition that depends on a planned step is shown as decided at run time, with what it depends on,
-instead of as skipped; shell text shows `${arg}` as the runtime passes it (a quoted variable reference).
+instead of as skipped; shell text shows `${arg}` as the runtime passes it (a caller's value as a quoted
+variable reference, the file's own default as the shell text it is, noted below the line); a `pipeline:`
+step whose pipeline requests input is marked as an input gate.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import re
 from typing import Any, TextIO
 
 from lobsterlang import ir
+from lobsterlang.commands.specs import input_gate
 from lobsterlang.gcpause import collector_paused
 from lobsterlang.interpret.values import js_string
 from lobsterlang.interpret.workflow.conditions import should_run
@@ -28,6 +31,10 @@ CONTAINS = "  [contains step output refs — unknown at plan time]"
 UNKNOWN = "  [output unknown at plan time]"
 DEFERRED = "     [command validation deferred — stage name depends on step output]"
 RUN_TIME = "  [decided at run time — depends on: {}]"
+INPUT_GATE = "     [input required at stage {}: {} — the run waits for the answer]"
+AUTHORED = "     [shell text from the file's defaults: {}]"
+SHELL_TEXT = re.compile(r"[\s;|&<>()$`*?\[\]{}'\"\\~#]")
+"""What makes a default read differently as shell text than as one quoted word."""
 
 
 class Planner:
@@ -56,7 +63,7 @@ class Planner:
     def shell_text(self, template: ir.Template, results: dict[str, Record] | None = None) -> str:
         """Shell text as the runtime renders it (args as quoted variable references, or raw with --raw-args),
         after the run's arithmetic check on its args."""
-        check_shell_args(template, self.frame.args, self.raw_args)
+        check_shell_args(template, self.frame.args, self.raw_args, self.frame.authored)
         if self.raw_args:
             return self.text(template, results)
         has_step_refs = any(isinstance(p, ir.StepRef) for p in template.parts)
@@ -65,7 +72,8 @@ class Planner:
             template = ir.Template(template.text, verbatim, template.span)
         env, posix = self.shell_env
         # Without step refs the template rendered is the one just checked: the renderer need not check it again.
-        shell = render_shell(template, Scope(self.frame.args, {}), env, posix, checked=not has_step_refs)
+        shell = render_shell(template, Scope(self.frame.args, {}, authored=self.frame.authored), env, posix,
+                             checked=not has_step_refs)
         scope = self.results if results is None else results
         return STEP_REF.sub(lambda m: _approved(m, scope), shell.command)
 
@@ -112,7 +120,7 @@ class Planner:
         self.step_body(head, step)
         if run_time is not None and isinstance(step.when, ir.ExprCondition):
             self.lines.insert(start + 1, f"     {step.when_key or 'when'}: {step.when.text}{run_time}")
-        self.planned[step.id] = "approval" if step.approval is not None else "input" if step.input is not None else "step"
+        self.planned[step.id] = "approval" if step.approval is not None else "input" if _asks(step) else "step"
 
     def step_body(self, head: str, step: ir.Step) -> None:
         if step.input is not None:
@@ -139,10 +147,26 @@ class Planner:
             self.lines += [f"{head}  [pipeline]", "     pipeline: " + _noted(self.text(action.template))]
             if self.check_pipeline(action, f"Workflow step {step.id} pipeline references unknown command: "):
                 self.lines.append(DEFERRED)
+            gate = input_gate(action.pipeline)
+            if gate is not None:
+                self.lines.append(INPUT_GATE.format(gate[0] + 1, gate[1].name.value))
         elif isinstance(action, ir.ShellRun) and action.command.text.strip():
             self.lines += [f"{head}  [shell]", "     run: " + _noted(self.shell_text(action.command))]
+            self.authored_note(action.command)
         else:
             self.lines.append(f"{head}  [no-op]")
+
+    def authored_note(self, template: ir.Template) -> None:
+        """Say which `${arg}` in shell text are the file's own defaults, written in as shell text (when that shows)."""
+        if self.raw_args:
+            return
+        args, authored = self.frame.args, self.frame.authored
+        names = dict.fromkeys(
+            p.name for p in template.parts
+            if isinstance(p, ir.ArgRef) and p.name in authored and SHELL_TEXT.search(js_string(args[p.name]))
+        )
+        if names:
+            self.lines.append(AUTHORED.format(", ".join(names)))
 
     def check_pipeline(self, action: ir.PipelineRun, unknown: str, results: dict[str, Record] | None = None) -> bool:
         """Check stage names; True when one depends on step output (validation deferred)."""
@@ -179,10 +203,16 @@ class Planner:
         key = shell_source(args)
         word = args.word(key) if key is not None else None
         if word is not None and word.template is not None:
-            check_shell_args(word.template, self.frame.args, self.raw_args)
+            check_shell_args(word.template, self.frame.args, self.raw_args, self.frame.authored)
 
     def common(self, step: ir.Step) -> None:
         self.stdin_line(step.stdin, step.id)
+        self.policy_lines(step)
+        if step.approval is not None:
+            self.lines.append("     [approval required]")
+
+    def policy_lines(self, step: ir.Step) -> None:
+        """The step's `timeout_ms`, `on_error` and `retry:` (a loop's too: they apply to the whole loop)."""
         if isinstance(step.timeout_ms, int) and not isinstance(step.timeout_ms, bool):
             self.lines.append(f"     timeout: {step.timeout_ms}ms")
         if step.on_error in ("continue", "skip_rest"):
@@ -191,8 +221,6 @@ class Planner:
         if rules.max > 1:
             jitter = ", jitter" if rules.jitter else ""
             self.lines.append(f"     retry: up to {rules.max} attempts, {rules.backoff} backoff (base: {js_string(rules.delay_ms)}ms{jitter})")
-        if step.approval is not None:
-            self.lines.append("     [approval required]")
 
     def stdin_line(self, stdin: ir.Stdin | None, step_id: str) -> None:
         if isinstance(stdin, ir.StdinRef):
@@ -247,6 +275,7 @@ class Planner:
         for number, sub in enumerate(loop.steps, 1):
             self.sub_step(number, step, sub, scope)
         self.planned = outer
+        self.policy_lines(step)
 
     def sub_step(self, number: int, step: ir.Step, sub: ir.Step, scope: dict[str, Record]) -> None:
         head = f"       {number}. {sub.id}"
@@ -261,6 +290,12 @@ class Planner:
             self.lines.append(f"          {sub.when_key or 'when'}: {sub.when.text}{run_time}")
         scope[sub.id] = {"id": sub.id}
         self.planned[sub.id] = "step"
+
+
+def _asks(step: ir.Step) -> bool:
+    """An input step, or a `pipeline:` step whose pipeline requests input."""
+    action = step.action
+    return step.input is not None or (isinstance(action, ir.PipelineRun) and input_gate(action.pipeline) is not None)
 
 
 def _approved(match: re.Match[str], results: dict[str, Record]) -> str:

@@ -10,7 +10,7 @@ from lobsterlang import ir
 from lobsterlang.interpret.backend import backend_of
 from lobsterlang.interpret.envelope import Envelope, cancelled_envelope, error_envelope
 from lobsterlang.interpret.state import StateStore
-from lobsterlang.interpret.workflow.context import Frame, Options
+from lobsterlang.interpret.workflow.context import Answer, Frame, Options
 from lobsterlang.interpret.workflow.engine import Halt, Runner
 from lobsterlang.interpret.workflow.errors import WorkflowError, WorkflowUsageError
 from lobsterlang.interpret.workflow.journal import EventJournal, RunLog
@@ -106,6 +106,9 @@ def _continue(log: RunLog, retry_step: bool, skip_step: bool, ctx: Any) -> Envel
     if log.uncertain is not None and start == log.uncertain[0]:  # the step continues: its recorded branches stay
         frame.resumed_branches = {log.uncertain[1]: dict(log.branches)}
         frame.resumed_attempts = {log.uncertain[1]: log.attempts}
+    answered = _answer(log, workflow, start)
+    if answered is not None:  # the step continues after its pipeline's input gate, with the answer given there
+        frame.answered = {workflow.steps[start].id: answered}
     opts = Options(mode="tool", raw_args=bool(log.start.get("rawArgs")), store=ctx.store, cancel=ctx.cancel)
     info = RunInfo(log.run_id, log.start.get("fileSha256"), opts.raw_args)
     pending = _pending_gate(frame, opts, journal, start)
@@ -117,15 +120,24 @@ def _continue(log: RunLog, retry_step: bool, skip_step: bool, ctx: Any) -> Envel
     return drive(frame, opts, journal, info, start, log.last, fresh=True)
 
 
+def _answer(log: RunLog, workflow: ir.Workflow, start: int) -> Answer | None:
+    """The answer the run was resumed with at the input gate inside the `pipeline:` step at `start`, if any."""
+    answer = log.answer
+    if answer is None or not 0 <= start < len(workflow.steps) or answer.get("step") != workflow.steps[start].id:
+        return None
+    stage = answer.get("stage")
+    return Answer(stage, answer.get("response")) if isinstance(stage, int) and not isinstance(stage, bool) else None
+
+
 def _start_index(log: RunLog, workflow: ir.Workflow, journal: EventJournal, retry_step: bool, skip_step: bool) -> int:
     """Where the run continues: after its last recorded step, or at the uncertain one (by the flags' leave)."""
     if log.uncertain is None:
         return log.next_index
     index, step_id = log.uncertain
     in_flight = uncertain_branches(log, workflow.steps[index])
-    if retry_step or (log.branch_journaled and not in_flight and not skip_step):
+    if retry_step or (log.branch_journaled and not in_flight and not skip_step and not log.not_retried):
         return index  # a step whose branches are journaled, none in flight: only unrecorded branches run
-    if not skip_step and _retries_left(workflow.steps[index], log.attempts):
+    if not skip_step and not log.not_retried and _retries_left(workflow.steps[index], log.attempts):
         sys.stderr.write(f"note: step {step_id} was interrupted in attempt {log.attempts} of "
                          f"{policy(workflow.steps[index].retry).max}; its retry policy runs it again\n")
         return index
@@ -134,6 +146,11 @@ def _start_index(log: RunLog, workflow: ir.Workflow, journal: EventJournal, retr
         journal.step_done(index, step, {step_id: {"id": step_id, "skipped": True}}, log.last, log.spend)
         log.results[step_id] = {"id": step_id, "skipped": True}
         return index + 1
+    if log.not_retried:
+        raise WorkflowUsageError(
+            f"Run {log.run_id}: step {step_id} failed after calling {', '.join(log.not_retried)}, which may have taken "
+            "effect, and was not retried; resume with --retry-step to run it again or --skip-step to skip it"
+        )
     spent = "" if workflow.steps[index].retry is None else f" (its retry policy's {log.attempts} attempts were all started)"
     if in_flight:
         recorded = f"; its {len(log.branches)} recorded branch(es) do not run again" if log.branches else ""
@@ -148,8 +165,8 @@ def _start_index(log: RunLog, workflow: ir.Workflow, journal: EventJournal, retr
 
 
 def _retries_left(step: ir.Step, attempts: int) -> bool:
-    """Whether the step's `retry:` allows another attempt (the engine applies it to every step but a loop)."""
-    return step.retry is not None and not isinstance(step.action, ir.ForEach) and attempts < policy(step.retry).max
+    """Whether the step's `retry:` allows another attempt."""
+    return step.retry is not None and attempts < policy(step.retry).max
 
 
 def uncertain_branches(log: RunLog, step: ir.Step) -> list[str]:

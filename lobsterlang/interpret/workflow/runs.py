@@ -15,9 +15,9 @@ from lobsterlang.interpret.errors import Cancelled, LobsterRunError, StateNotFou
 from lobsterlang.interpret.state import Claim, StateStore
 from lobsterlang.interpret.tokens import TokenPayload
 from lobsterlang.interpret.values import to_json_data
-from lobsterlang.interpret.workflow.context import Frame, Options
+from lobsterlang.interpret.workflow.context import Answer, Frame, Options
 from lobsterlang.interpret.workflow.engine import Runner
-from lobsterlang.interpret.workflow.errors import StepTimeout, WorkflowError, WorkflowUsageError
+from lobsterlang.interpret.workflow.errors import NotRetried, StepTimeout, WorkflowError, WorkflowUsageError
 from lobsterlang.interpret.workflow.gates import check_approver, check_response
 from lobsterlang.interpret.workflow.journal import EventJournal, new_run_id
 from lobsterlang.interpret.workflow.runlock import RunBusy, hold_run
@@ -47,6 +47,10 @@ def drive(frame: Frame, opts: Options, journal: EventJournal, info: RunInfo, sta
         raise
     except StepTimeout:  # the step started and may have had its effect: uncertain, as after a crash
         journal.close()  # `lobster runs` lists it; `resume --run ID --retry-step|--skip-step` decides
+        raise
+    except NotRetried as exc:  # failed after a dispatch, which may have taken effect: kept, as after a timeout
+        journal.not_retried(runner.index, exc.step_id, exc.calls)
+        journal.close()
         raise
     except BaseException:
         if fresh or runner.started:
@@ -79,7 +83,8 @@ def apply_decision(stored: Stored, decision: Any, env: Mapping[str, str]) -> Non
         raise WorkflowUsageError("Workflow resume requires --approve yes|no for approval requests")
     if is_input:
         check_response(gate, stored.state.get("inputSchema"), decision.response)
-        stored.results[gate] = {"id": gate, "subject": stored.state.get("inputSubject"), "response": decision.response}
+        if stored.pipeline_stage is None:  # an `input:` step (inside a `pipeline:` step, the step itself continues)
+            stored.results[gate] = {"id": gate, "subject": stored.state.get("inputSubject"), "response": decision.response}
         return
     approver = env.get("LOBSTER_APPROVAL_APPROVED_BY") or None
     identity = stored.state.get("approvalIdentity")
@@ -183,9 +188,15 @@ def _continue(stored: Stored, decision: Any, ctx: Any, claim: Claim, state_key: 
     opts = Options(mode="tool", raw_args=bool(stored.extra.get("rawArgs")), store=store, cancel=ctx.cancel)
     info = RunInfo(run_id, stored.extra.get("fileSha256"), opts.raw_args, (*_superseded(stored), state_key))
     journal = backend_of(store).journal(run_id)
-    last = stored.state.get("inputStepId") or last_with_record(stored.workflow, stored.results, stored.index)
     gate = stored.gate_id or ""
-    journal.resumed(stored.index, {gate: stored.results.get(gate)}, last, frame.spend)
+    stage = stored.pipeline_stage
+    if stage is None:
+        last = stored.state.get("inputStepId") or last_with_record(stored.workflow, stored.results, stored.index)
+        journal.resumed(stored.index, {gate: stored.results.get(gate)}, last, frame.spend)
+    else:  # the `pipeline:` step continues after the stage that asked, with the answer
+        frame.answered[gate] = Answer(stage, decision.response)
+        last = last_with_record(stored.workflow, stored.results, stored.index)
+        journal.resumed(stored.index, {}, last, frame.spend, answer={"step": gate, "stage": stage, "response": decision.response})
     if _on_worker(store, run_id, ctx.env):
         from lobsterlang.interpret.backend.handoff import hand_off
 

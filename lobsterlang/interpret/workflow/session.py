@@ -19,6 +19,8 @@ from lobsterlang.interpret.workflow.engine import Halt
 from lobsterlang.interpret.workflow.errors import WorkflowError
 
 STATE_PREFIX = "workflow_resume"
+PIPELINE_INPUT = "pipeline_command"
+"""`inputKind` of a gate inside a `pipeline:` step (an `ask` stage): the step itself continues on resume."""
 DEFAULT_ENVELOPE_BYTES = 512000
 MIN_ENVELOPE_BYTES = 1024
 SUBJECT_BYTES = 192000
@@ -49,11 +51,14 @@ def halt_state(frame: Frame, halt: Halt, info: RunInfo) -> dict[str, Any]:
 
     state: dict[str, Any] = {
         "filePath": frame.path,
-        "resumeAtIndex": halt.index + 1,
+        "resumeAtIndex": halt.resume_index,
         "steps": to_json_data(frame.results),
         "args": to_json_data(frame.args),
     }
-    if halt.is_input:
+    if halt.stage is not None:  # inside a `pipeline:` step, as the reference writes it
+        state.update(inputStepId=halt.step.id, inputKind=PIPELINE_INPUT, inputSchema=halt.request.get("responseSchema"),
+                     inputSubject=halt.request.get("subject"), pipelineInput={"resumeAtIndex": halt.stage})
+    elif halt.is_input:
         spec = halt.step.input
         assert spec is not None
         state.update(inputStepId=halt.step.id, inputSchema=spec.response_schema, inputSubject=halt.request.get("subject"))
@@ -156,6 +161,15 @@ class Stored:
         key = self.state.get("inputStepId") or self.state.get("approvalStepId")
         return key if isinstance(key, str) else None
 
+    @property
+    def pipeline_stage(self) -> int | None:
+        """The stage of the gate step's pipeline that asked, when the gate is inside a `pipeline:` step."""
+        if self.state.get("inputKind") != PIPELINE_INPUT:
+            return None
+        section = self.state.get("pipelineInput")
+        stage = section.get("resumeAtIndex") if isinstance(section, dict) else None
+        return stage if isinstance(stage, int) and not isinstance(stage, bool) and stage >= 0 else None
+
 
 def read_state(state: Any) -> Stored:
     """Check a verified state and decode its IR; `Invalid workflow resume state` otherwise.
@@ -189,6 +203,13 @@ def _reference_workflow(state: dict[str, Any]) -> ir.Workflow:
 
 
 def _gate_at(workflow: ir.Workflow, stored: Stored) -> bool:
-    """The gate the state names is the step before `resumeAtIndex` (the file may have changed under reference state)."""
+    """The gate the state names is the step before `resumeAtIndex`, or (inside a `pipeline:` step) the step at it,
+    with the stage that asked (the file may have changed under reference state)."""
+    if stored.state.get("inputKind") == PIPELINE_INPUT:
+        step = workflow.steps[stored.index] if 0 <= stored.index < len(workflow.steps) else None
+        action = step.action if step is not None else None
+        stage = stored.pipeline_stage
+        return (step is not None and step.id == stored.gate_id and isinstance(action, ir.PipelineRun) and stage is not None
+                and (action.pipeline is None or stage < len(action.pipeline.stages)))
     index = stored.index - 1
     return 0 <= index < len(workflow.steps) and workflow.steps[index].id == stored.gate_id

@@ -1,8 +1,10 @@
 """Render templates: `${arg}` and `$step.path` into shell text, env values, stdin and paths.
 
-Args never become code: in shell text each `${arg}` becomes a quoted reference to an
-environment variable holding the value, and arg values are never scanned for `$step`
-references. `raw=True` restores the reference's raw text substitution (`--raw-args`).
+Author text is code, caller text is data: a value a caller supplied never becomes code: in shell text
+its `${arg}` becomes a quoted reference to an environment variable holding the value; an arg that
+holds the default the file declares (`Scope.authored`) is the author's own shell text and is written
+in as it stands, as the reference does (`${CHANNEL:-whatsapp}` expands). Arg values are never scanned
+for `$step` references. `raw=True` restores the reference's raw text substitution (`--raw-args`).
 """
 
 from __future__ import annotations
@@ -33,11 +35,13 @@ class TemplateError(WorkflowError):
 
 @dataclass
 class Scope:
-    """What templates see: resolved args, step records, and whether args are substituted raw."""
+    """What templates see: resolved args, step records, whether args are substituted raw, and which args hold the
+    file's own default (shell text runs those as written)."""
 
     args: Mapping[str, Any]
     results: Results
     raw: bool = False
+    authored: frozenset[str] = frozenset()
 
 
 def arg_text(scope: Scope, name: str) -> str | None:
@@ -107,10 +111,11 @@ def render_shell(
 
     `checked`: the caller has run `check_shell_args` on this template with these args already.
     """
-    if scope.raw or not posix or not any(isinstance(p, ir.ArgRef) and p.name in scope.args for p in template.parts):
+    given = scope.args.keys() - scope.authored
+    if scope.raw or not posix or not any(isinstance(p, ir.ArgRef) and p.name in given for p in template.parts):
         return ShellText(render(template, scope))
     if not checked:
-        check_shell_args(template, scope.args)
+        check_shell_args(template, scope.args, authored=scope.authored)
     out: list[str] = []
     extra: dict[str, str] = {}
     for part in template.parts:
@@ -120,16 +125,20 @@ def render_shell(
             out.append(render_ref(scope.results, part))
         elif part.name not in scope.args:
             out.append("${" + part.name + "}")
+        elif part.name in scope.authored:  # the file's own default: shell text as its author wrote it
+            out.append(str(arg_text(scope, part.name)))
         else:
             value = str(arg_text(scope, part.name))
             out.append(_reference(context_at_end("".join(out)), value, _variable(part.name, scope, env, extra), out))
     return ShellText("".join(out), extra)
 
 
-def check_shell_args(template: ir.Template, args: Mapping[str, Any], raw: bool = False) -> None:
+def check_shell_args(template: ir.Template, args: Mapping[str, Any], raw: bool = False,
+                     authored: frozenset[str] = frozenset()) -> None:
     """Refuse an arg that is not an integer where bash evaluates arithmetic (runs and dry runs alike).
 
-    Step references count as plain words here: their text is only known when the step runs.
+    Step references count as plain words here: their text is only known when the step runs. An `authored` arg
+    (the file's own default) is the author's shell text: it is written in, not checked.
     """
     if raw:
         return
@@ -139,6 +148,8 @@ def check_shell_args(template: ir.Template, args: Mapping[str, Any], raw: bool =
             out.append(part.value)
         elif isinstance(part, ir.StepRef) or part.name not in args:
             out.append("x")
+        elif part.name in authored:
+            out.append(js_string(args[part.name]))
         else:
             use = arithmetic_use(context_at_end("".join(out)), partial(_text_after, template, index))
             check_arithmetic(part.name, js_string(args[part.name]), use)

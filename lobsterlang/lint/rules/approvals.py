@@ -8,6 +8,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from lobsterlang import ir
+from lobsterlang.commands.specs import input_gate
 from lobsterlang.diagnostics import Diagnostic, Severity
 from lobsterlang.lint.context import LintContext
 from lobsterlang.lint.effects import (
@@ -90,14 +91,20 @@ def _nested_gate_stages(ctx: LintContext) -> Iterator[tuple[Unit, ir.Stage]]:
 
 @lru_cache(maxsize=256)
 def _child_gates(path: str, mtime_ns: int) -> tuple[str, ...]:
-    """Ids of approval/input steps in a sub-workflow file (empty if it cannot be read); cached per version."""
+    """Ids of the gates in a sub-workflow file: approval and input steps, and pipeline steps that ask (empty if it
+    cannot be read); cached per version."""
     from lobsterlang.compile import compile_workflow
 
     try:
         child = compile_workflow(Path(path).read_bytes(), path).ir
     except OSError:
         return ()
-    return tuple(s.id for s in child.steps if s.approval or s.input) if child else ()
+    return tuple(s.id for s in child.steps if s.approval or s.input or _asks(s.action)) if child else ()
+
+
+def _asks(action: ir.Action | None) -> bool:
+    """A `pipeline:` step whose pipeline requests input: it halts the workflow like an input step."""
+    return isinstance(action, ir.PipelineRun) and input_gate(action.pipeline) is not None
 
 
 def _base_dir(ctx: LintContext) -> Path:

@@ -1,4 +1,10 @@
-"""L309: files whose meaning depends on the reference's raw `${arg}` text substitution."""
+"""L309: what still runs differently from the reference's raw `${arg}` text substitution.
+
+The file's own defaults are author text: in shell text (`run:`, `exec --shell`) they run as written, as in the
+reference, so they are not reported there. What still differs: a default in a pipeline word (the reference
+re-tokenises the pipeline text, here the value stays one word), a default that holds a `$step.field` reference (the
+reference resolves it, here it stays text), and `$${x}` building a reference.
+"""
 
 from __future__ import annotations
 
@@ -11,10 +17,10 @@ from lobsterlang.diagnostics import Diagnostic, Severity
 from lobsterlang.lint.context import LintContext
 from lobsterlang.lint.registry import rule
 from lobsterlang.lint.rules.references import joined_text
-from lobsterlang.lint.shellparse import parse
 
-_SHELL_SPECIAL = re.compile(r"[\s;|&<>()$`*?\[\]'\"\\]")
 _PIPELINE_SPECIAL = re.compile(r"[\s'\"|]")
+_QUOTES = re.compile(r"['\"]")
+_STEP_REF = re.compile(r"\$[A-Za-z0-9_-]+\.[A-Za-z0-9_]")
 _HINT = "lobsterlang substitutes args as data; run with `--raw-args` for the reference's raw text substitution, or rewrite"
 
 
@@ -24,15 +30,15 @@ def needs_raw_args(ctx: LintContext) -> Iterator[Diagnostic]:
     if ctx.target != "lobsterlang":
         return
     defaults = _string_defaults(ctx)
-    shell_defaults = {name: value for name, value in defaults.items() if _SHELL_SPECIAL.search(value)}
     building = _may_build_references(ctx.shared(joined_text))
-    if building or shell_defaults:
+    referencing = {name: value for name, value in defaults.items() if _STEP_REF.search(value)}
+    if building or referencing:
         for unit in ctx.units:
             for template, _field in unit.templates:
                 if building and _may_build_references(template.text):
                     yield from _reference_building(ctx, template)
-            if shell_defaults and isinstance(unit.action, ir.ShellRun):
-                yield from _shell_splitting(ctx, unit.action.command, shell_defaults)
+                if referencing:
+                    yield from _default_references(ctx, template, referencing)
     pipeline_defaults = {name: value for name, value in defaults.items() if _PIPELINE_SPECIAL.search(value)}
     if pipeline_defaults:
         for pipeline, _unit in ctx.pipelines:
@@ -62,39 +68,39 @@ def _reference_building(ctx: LintContext, template: ir.Template) -> Iterator[Dia
             yield ctx.diag("L309", part.span, message, _HINT)
 
 
-def _shell_splitting(ctx: LintContext, command: ir.Template, defaults: dict[str, str]) -> Iterator[Diagnostic]:
-    """Unquoted `${x}` whose default holds spaces or shell syntax: the author expects the shell to parse it.
-
-    Inside quotes, a heredoc, a comment or an assignment's value the shell splits nothing, and
-    both runtimes give the command the same text. `defaults` holds only such defaults.
-    """
-    script = None
-    for start, part in ctx.offsets(command):
+def _default_references(ctx: LintContext, template: ir.Template, defaults: dict[str, str]) -> Iterator[Diagnostic]:
+    """`${x}` whose default holds `$step.field`: the reference re-scans the substituted text and reads the step's
+    output there; lobsterlang never reads an arg value as a reference. `defaults` holds only such defaults."""
+    for part in template.parts:
         value = defaults.get(part.name) if isinstance(part, ir.ArgRef) else None
-        if value is None:
-            continue
-        script = script or parse(command.text)
-        if script.context(start) != "code" or script.in_assignment(start):
-            continue
-        assert isinstance(part, ir.ArgRef)
-        message = f"the default of `{part.name}` ({_show(value)}) is shell syntax, but lobsterlang passes it as one word"
-        yield ctx.diag("L309", part.span, message, _HINT)
+        if value is not None:
+            assert isinstance(part, ir.ArgRef)
+            message = f"the default of `{part.name}` ({_show(value)}) holds a step reference, which the reference resolves; here it stays text"
+            yield ctx.diag("L309", part.span, message, _HINT)
 
 
 def _pipeline_retokenising(ctx: LintContext, pipeline: ir.Pipeline, defaults: dict[str, str]) -> Iterator[Diagnostic]:
     """`${x}` in a pipeline word whose default has spaces, quotes or `|`: the reference re-tokenises it.
 
-    `defaults` holds only such defaults.
+    A quoted `exec --shell '…'` line is shell text: a default without quotes stays in that one word in the
+    reference too, and runs as written in both. `defaults` holds only such defaults.
     """
     for stage in pipeline.stages:
         for word in _words(stage):
+            quoted_shell = _is_quoted_shell_line(ctx, stage, word)
             for ref in word.template.refs if word.template else ():
                 if not isinstance(ref, ir.ArgRef):
                     continue
                 value = defaults.get(ref.name)
-                if value is not None:
+                if value is not None and not (quoted_shell and not _QUOTES.search(value)):
                     message = f"the default of `{ref.name}` ({_show(value)}) would be split into words by the reference; here it stays one word"
                     yield ctx.diag("L309", ref.span, message, _HINT)
+
+
+def _is_quoted_shell_line(ctx: LintContext, stage: ir.Stage, word: ir.Word) -> bool:
+    """`word` is the quoted value of `exec --shell`: shell text, where the file's defaults run as written."""
+    shell = next((a.value for a in stage.args if isinstance(a, ir.Flag) and a.name == "shell"), None)
+    return stage.name.value == "exec" and shell is word and ctx.source_char(word.span.start) in ("'", '"')
 
 
 def _words(stage: ir.Stage) -> Iterator[ir.Word]:

@@ -52,6 +52,7 @@ def agent_argv(args: StageArgs, message: str) -> list[str]:
 def run_openclaw_agent(input: Iterator[Any], args: StageArgs, ctx: RunContext) -> StageOutput:
     argv = agent_argv(args, agent_message(args, drain(input)))
     binary = ctx.env.get("LOBSTER_OPENCLAW_BIN") or "openclaw"
+    ctx.dispatching(NAME)
     try:
         code, out, err = run_to_end(ctx.cancel, [binary, *argv], ctx.env, ctx.cwd, OutputCap(MAX_OUTPUT_BYTES))
     except (FileNotFoundError, PermissionError):

@@ -80,6 +80,7 @@ def run_gmail_send(input: Iterator[Any], args: StageArgs, ctx: RunContext) -> St
         argv = ["gmail", "send", "--to", message["to"]]
         argv += ["--subject", message["subject"]] if message["subject"] else []
         argv += ["--body", message["body"]] if message["body"] else []
+        ctx.dispatching("gog.gmail.send")
         results.append(_send_result(gog([*argv, "--json"], ctx, "gog.gmail.send")))
     return StageOutput(results)
 

@@ -66,12 +66,13 @@ class _Call:
         except ValueError:
             raise CommandError(f"{self.name} --args-json must be valid JSON") from None
 
-    def send(self, tool_args: Any) -> list[Any]:
+    def send(self, tool_args: Any, ctx: RunContext) -> list[Any]:
         body = stringify({**self.body, "args": to_json_data(tool_args)}).encode("utf-8")
         headers = {"content-type": "application/json"}
         if self.token:
             headers["authorization"] = f"Bearer {self.token}"
         request = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
+        ctx.dispatching(self.name)
         return self._result(self._post(request))
 
     def _post(self, request: urllib.request.Request) -> Any:
@@ -104,11 +105,11 @@ def invoke(name: str, input: Iterator[Any], args: StageArgs, ctx: RunContext) ->
     call = _Call(name, args, ctx)
     items = drain(input)
     if not args.truthy("each"):
-        return StageOutput(call.send(call.args))
+        return StageOutput(call.send(call.args, ctx))
     if not isinstance(call.args, dict):
         raise CommandError(f"{name} --each requires --args-json to be an object")
     item_key = args.text("item-key", "itemKey") or "item"
-    return StageOutput([out for item in items for out in call.send({**call.args, item_key: item})])
+    return StageOutput([out for item in items for out in call.send({**call.args, item_key: item}, ctx)])
 
 
 def run_openclaw_invoke(input: Iterator[Any], args: StageArgs, ctx: RunContext) -> StageOutput:

@@ -1,0 +1,130 @@
+"""An `ask` inside a `pipeline:` step is an input gate: the run halts there (`needs_input`), the answer continues
+the step's pipeline after that stage, and the plan, the graph and the editor show the step as a gate."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import write_file
+
+from lobsterlang import ir
+from lobsterlang.cli import main
+from lobsterlang.compile import compile_workflow
+from lobsterlang.graph import render_graph
+from lobsterlang.query.outline import describe, symbols
+
+Capture = pytest.CaptureFixture[str]
+ASKS = """steps:
+  - id: fetch
+    run: printf '[{"id":7}]'
+  - id: review
+    stdin: $fetch.json
+    pipeline: exec --stdin json --json --shell 'echo ran >> "$LEDGER"; cat' | ask --prompt 'Keep it?' --subject-from-stdin | map --wrap answer
+  - id: after
+    run: printf 'kept=%s' '$review.json.answer.decision'
+"""
+
+
+@pytest.fixture
+def ledger(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("LOBSTER_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setenv("LEDGER", str(tmp_path / "ledger"))
+    return tmp_path / "ledger"
+
+
+def _tool(args: list[str], capsys: Capture) -> tuple[int, dict[str, Any]]:
+    code = main(args)
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_the_answer_continues_the_pipeline_after_the_gate_without_running_earlier_stages(
+    tmp_path: Path, ledger: Path, capsys: Capture,
+) -> None:
+    path = write_file(tmp_path, "w.lobster", ASKS)
+    code, halted = _tool(["run", "--mode", "tool", "--file", str(path)], capsys)
+    request = halted["requiresInput"]
+    assert code == 0 and halted["status"] == "needs_input"
+    assert request["prompt"] == "Keep it?" and request["subject"] == {"text": '{"id":7}'}
+    assert ledger.read_text() == "ran\n"
+    code, done = _tool(["resume", "--token", request["resumeToken"], "--response-json", '{"decision":"approve"}'], capsys)
+    assert code == 0 and done["output"] == ["kept=approve"]
+    assert ledger.read_text() == "ran\n"  # the stage before the gate did not run again
+
+
+def test_a_run_interrupted_after_the_answer_continues_after_the_gate(tmp_path: Path, ledger: Path, capsys: Capture) -> None:
+    """The answer is journaled: `resume --run --retry-step` continues after the gate with it, never asking again."""
+    mark = tmp_path / "mark"
+    path = write_file(tmp_path, "w.lobster", f"""steps:
+  - id: review
+    pipeline: ask --prompt 'Go?' | exec --stdin json --json --shell 'cat; [ -e {mark} ] || {{ touch {mark}; exec sleep 30; }}'
+    timeout_ms: 500
+""")
+    _, halted = _tool(["run", "--mode", "tool", "--file", str(path)], capsys)
+    token = halted["requiresInput"]["resumeToken"]
+    code, failed = _tool(["resume", "--token", token, "--response-json", '{"decision":"approve"}'], capsys)
+    assert code == 1 and failed["error"]["message"] == "Step 'review' timed out after 500ms"
+    assert main(["runs", "--json"]) == 0
+    [row] = json.loads(capsys.readouterr().out)
+    assert row["uncertainStep"] == "review" and row["waitingGate"] is None
+    code, done = _tool(["resume", "--run", row["id"], "--retry-step"], capsys)
+    assert code == 0 and done["status"] == "ok" and done["output"] == [{"decision": "approve"}]
+
+
+def test_human_mode_without_a_terminal_halts_and_on_a_terminal_ask_asks(tmp_path: Path, ledger: Path, capsys: Capture) -> None:
+    from lobsterlang.interpret.process import Cancellation
+    from lobsterlang.interpret.workflow.context import Frame, Options
+    from lobsterlang.interpret.workflow.engine import Runner
+
+    path = write_file(tmp_path, "w.lobster", ASKS)
+    assert main(["run", "--file", str(path)]) == 0
+    assert json.loads(capsys.readouterr().out)["status"] == "needs_input"
+    workflow = compile_workflow(ASKS, str(path)).ir
+    assert workflow is not None
+    shown = io.StringIO()
+    opts = Options(mode="human", interactive=True, prompt_in=io.StringIO("reject\n"), prompt_out=shown)
+    outcome = Runner(Frame(workflow, str(path), {}, dict(os.environ), str(tmp_path), Cancellation()), opts).run()
+    assert outcome.status == "ok" and outcome.output == ["kept=reject"] and shown.getvalue() == "Keep it?\n> "
+
+
+@pytest.mark.parametrize(
+    "steps, message",
+    [
+        ("  - id: loop\n    for_each: $a.json\n    steps:\n      - id: q\n        pipeline: ask\n",
+         "Workflow step q halted before completion at pipeline stage ask"),
+        ("  - id: fan\n    parallel:\n      branches:\n        - id: q\n          pipeline: ask\n        - id: r\n          run: echo\n",
+         "Parallel branch failed: Workflow step q halted before completion at pipeline stage ask"),
+        ("  - id: call\n    workflow: child.lobster\n",
+         "Workflow step call sub-workflow halted for input. Sub-workflow approval/input gates are not supported in composition."),
+    ],
+)
+def test_only_a_top_level_step_halts_elsewhere_the_step_fails(
+    steps: str, message: str, tmp_path: Path, ledger: Path, capsys: Capture,
+) -> None:
+    write_file(tmp_path, "child.lobster", "steps:\n  - id: q\n    pipeline: ask --prompt Go?\n")
+    path = write_file(tmp_path, "w.lobster", "steps:\n  - id: a\n    run: echo '[1]'\n" + steps)
+    code, envelope = _tool(["run", "--mode", "tool", "--file", str(path)], capsys)
+    assert code == 1 and envelope["error"]["message"] == message
+
+
+def test_the_plan_the_graph_and_the_editor_show_the_input_gate(tmp_path: Path, ledger: Path, capsys: Capture) -> None:
+    path = write_file(tmp_path, "w.lobster", ASKS)
+    assert main(["run", "--dry-run", "--file", str(path)]) == 0
+    plan = capsys.readouterr().err
+    assert "     [input required at stage 2: ask — the run waits for the answer]\n" in plan
+    workflow = compile_workflow(ASKS, str(path)).ir
+    assert workflow is not None
+    assert "- review [pipeline, input gate] (pipeline: exec" in render_graph(workflow, "ascii")
+    assert "\\ninput gate\"]" in render_graph(workflow, "mermaid")
+    review = workflow.steps[1]
+    assert describe(review) == "pipeline: exec | ask | map (input gate)"
+    loop = compile_workflow("steps:\n  - id: l\n    for_each: $x.json\n    steps:\n      - id: q\n        pipeline: ask\n",
+                            "l.lobster").ir
+    assert loop is not None and isinstance(loop.steps[0].action, ir.ForEach)
+    assert describe(loop.steps[0].action.steps[0], top_level=False) == "pipeline: ask"  # a sub-step cannot halt
+    [symbol] = symbols(workflow)[1:2]
+    assert symbol.detail == "pipeline: exec | ask | map (input gate)"
