@@ -19,6 +19,7 @@ from typing import Any, Literal, TextIO
 from lobsterlang import ir
 from lobsterlang.gcpause import collector_paused
 from lobsterlang.interpret.errors import CommandError
+from lobsterlang.interpret.llmspend import StepSpend
 from lobsterlang.interpret.pipeline.args import ShellRenderer, StageArgs, WordRenderer, literal_word
 from lobsterlang.interpret.process import Cancellation
 from lobsterlang.interpret.state import StateStore
@@ -45,14 +46,15 @@ class RunContext:
     `env`'s LOBSTER_MAX_OUTPUT_BYTES caps what a child may write to stdout and to stderr; `interactive`
     allows TTY prompts (human mode only; None means "when stdin is a terminal");
     `prompt_out`/`prompt_in` are where such prompts are written and read; renderers (`json`,
-    `table`) write to `rendered`.
+    `table`) write to `rendered`; `spend` (a workflow step's) is where the LLM commands open the charges of
+    the calls they pay for and mark the answers they hand out.
     """
 
     def __init__(
         self, *, env: Mapping[str, str] | None = None, cwd: str | None = None, mode: Mode = "human",
         store: StateStore | None = None, cancel: Cancellation | None = None, render_word: WordRenderer = literal_word,
         interactive: bool | None = None, prompt_out: TextIO | None = None, prompt_in: TextIO | None = None,
-        render_shell: ShellRenderer | None = None,
+        render_shell: ShellRenderer | None = None, spend: StepSpend | None = None,
     ) -> None:
         self.env: Mapping[str, str] = dict(os.environ) if env is None else env
         self.cwd = os.getcwd() if cwd is None else cwd
@@ -64,6 +66,7 @@ class RunContext:
         self.interactive = interactive
         self.prompt_out = prompt_out
         self.prompt_in = prompt_in
+        self.spend = spend
         self.rendered = io.StringIO()
 
     @property
