@@ -7,6 +7,7 @@ from typing import Any
 
 from lobsterlang import ir
 from lobsterlang.interpret.errors import LobsterRunError
+from lobsterlang.interpret.llmspend import StepSpend
 from lobsterlang.interpret.process import Cancellation
 from lobsterlang.interpret.values import UNDEFINED, stringify
 from lobsterlang.interpret.workflow.context import Options
@@ -34,16 +35,17 @@ def resolve_pipeline(step_id: str, action: ir.PipelineRun, scope: Scope) -> ir.P
 
 def run_pipeline_step(
     step_id: str, action: ir.PipelineRun, scope: Scope, env: Mapping[str, str], cwd: str,
-    stdin: Any, opts: Options, cancel: Cancellation,
+    stdin: Any, opts: Options, cancel: Cancellation, spend: StepSpend | None = None,
 ) -> Record:
-    """Run the step's pipeline; halts inside it are errors the workflow cannot recover from."""
+    """Run the step's pipeline (its LLM calls billed through `spend`); halts inside it are errors the workflow
+    cannot recover from."""
     from lobsterlang.interpret.pipeline.runtime import RunContext, run_pipeline
 
     pipeline = resolve_pipeline(step_id, action, scope)
     ctx = RunContext(
         env=dict(env), cwd=cwd, mode="tool" if opts.mode == "tool" else "human", store=opts.store,
         cancel=cancel, render_word=lambda word: word_text(word, scope), interactive=False,
-        render_shell=lambda word, shell_env: shell_word(word, scope, shell_env),
+        render_shell=lambda word, shell_env: shell_word(word, scope, shell_env), spend=spend,
     )
     try:
         result = run_pipeline(pipeline, stdin_items(stdin), ctx)
