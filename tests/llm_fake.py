@@ -129,7 +129,7 @@ def start(port: int = 0) -> ThreadingHTTPServer:
     server.daemon_threads = True
     server.held = queue.Queue()  # type: ignore[attr-defined]
     server.gone = queue.Queue()  # type: ignore[attr-defined]
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     return server
 
 
