@@ -34,7 +34,8 @@ def test_llm_case_matches_reference(case: dict[str, Any], adapter_url: str, tmp_
     (tmp_path / "arts.json").write_text(llm_fake.ARTIFACTS)
     (tmp_path / "emails.json").write_text(llm_fake.EMAILS)
     monkeypatch.chdir(tmp_path)
-    for name in ("LOBSTER_LLM_PROVIDER", "LOBSTER_PI_LLM_ADAPTER_URL", "CLAWD_URL", "LOBSTER_RUN_STATE_KEY", "LOBSTER_LLM_MODEL", "LLM_TASK_MODEL"):
+    for name in ("LOBSTER_LLM_PROVIDER", "LOBSTER_PI_LLM_ADAPTER_URL", "CLAWD_URL", "LOBSTER_RUN_STATE_KEY", "LOBSTER_LLM_MODEL", "LLM_TASK_MODEL",
+                 "LOBSTER_MAX_HTTP_RESPONSE_BYTES"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("LOBSTER_STATE_DIR", str(tmp_path / "state"))
     monkeypatch.setenv("LOBSTER_CACHE_DIR", str(tmp_path / "cache"))
@@ -45,6 +46,8 @@ def test_llm_case_matches_reference(case: dict[str, Any], adapter_url: str, tmp_
     else:
         for name in ("LOBSTER_LLM_ADAPTER_URL", "OPENCLAW_URL", "OPENCLAW_TOKEN"):
             monkeypatch.delenv(name, raising=False)
+    for name, value in case.get("env", {}).items():
+        monkeypatch.setenv(name, value)
     for pipeline in case["setup"]:
         main([pipeline])
     capsys.readouterr()

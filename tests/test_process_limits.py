@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import shutil
+import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -13,6 +15,8 @@ from typing import Any
 import pytest
 
 from lobsterlang.cli import main
+from lobsterlang.interpret.outputcap import OutputCap
+from lobsterlang.interpret.process import CappedReader, OutputTooLarge
 from lobsterlang.interpret.toolcall import call_tool
 
 pytestmark = pytest.mark.skipif(not os.path.isdir("/proc") or shutil.which("setsid") is None, reason="needs /proc and setsid")
@@ -78,7 +82,17 @@ def test_run_exit_kills_what_a_step_left_running(tmp_path: Path, monkeypatch: py
 
 def test_tool_cap_stops_an_endless_writer(tmp_path: Path, env: dict[str, str]) -> None:
     request = {"action": "run", "pipeline": "exec --shell yes", "maxStdoutBytes": 1024, "timeoutMs": 15000}
-    assert call_tool(request, tmp_path, env)["error"]["message"] == "lobster stdout exceeded maxStdoutBytes"
+    message = call_tool(request, tmp_path, env)["error"]["message"]
+    assert re.fullmatch(r"lobster stdout exceeded maxStdoutBytes \(1024 bytes\): the command was still writing after \d+ bytes and was stopped", message)
+
+
+def overflow(message: str, stream: str, setting: str, limit: int, size: int) -> bool:
+    """Whether `message` is the cap error for `stream`: it names the setting and its value, and what the command
+    wrote (exactly `size` when the command ended while it was counted, else how far it had got)."""
+    head = f"lobster {stream} exceeded {setting} ({limit} bytes): the command "
+    exact = f"wrote {size} bytes; raise {setting} to at least {size}"
+    stopped = re.fullmatch(r"was still writing after (\d+) bytes and was stopped", message.removeprefix(head))
+    return message.startswith(head) and (message == head + exact or (stopped is not None and limit < int(stopped[1]) < size))
 
 
 def test_tool_cap_counts_step_output_not_the_envelope(tmp_path: Path, env: dict[str, str]) -> None:
@@ -99,7 +113,7 @@ def test_run_caps_step_stderr(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, c
     path = write_workflow(tmp_path, "head -c 3000000 /dev/zero >&2")
     assert main(["run", "--mode", "tool", "--file", str(path)]) == 1
     message = json.loads(capsys.readouterr().out)["error"]["message"]
-    assert message == "lobster stderr exceeded LOBSTER_MAX_OUTPUT_BYTES"
+    assert overflow(message, "stderr", "LOBSTER_MAX_OUTPUT_BYTES", 100000, 3000000), message
 
 
 def test_stdout_and_stderr_are_counted_apart(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
@@ -114,6 +128,55 @@ def test_max_output_bytes_flag_sets_the_cap(tmp_path: Path, monkeypatch: pytest.
     monkeypatch.setenv("LOBSTER_STATE_DIR", str(tmp_path / "state"))
     monkeypatch.delenv("LOBSTER_MAX_OUTPUT_BYTES", raising=False)
     assert main(["run", "--mode", "tool", "--max-output-bytes", "2048", "exec --shell 'seq 1 5000'"]) == 1
-    assert json.loads(capsys.readouterr().out)["error"]["message"] == "lobster stdout exceeded --max-output-bytes"
+    message = json.loads(capsys.readouterr().out)["error"]["message"]
+    assert overflow(message, "stdout", "--max-output-bytes", 2048, len("".join(f"{n}\n" for n in range(1, 5001)))), message
     assert main(["run", "--mode", "tool", "--max-output-bytes=100000", "exec --shell 'seq 1 5000'"]) == 0
     assert len(json.loads(capsys.readouterr().out)["output"]) == 5000
+
+
+def test_the_cap_error_says_what_the_command_wrote() -> None:
+    """Past the cap the rest of the stream is counted, not kept, so the error can give the value the cap needs."""
+    proc = subprocess.Popen(["true"])
+    proc.wait()
+    read_end, write_end = os.pipe()
+    os.write(write_end, b"x" * 5000)
+    os.close(write_end)
+    reader = CappedReader(proc, "stdout", OutputCap(1024))
+    reader.read_all(read_end)
+    os.close(read_end)
+    assert reader.data == b""
+    with pytest.raises(OutputTooLarge) as caught:
+        reader.check()
+    assert caught.value.message == (
+        "lobster stdout exceeded LOBSTER_MAX_OUTPUT_BYTES (1024 bytes): the command wrote 5000 bytes; "
+        "raise LOBSTER_MAX_OUTPUT_BYTES to at least 5000"
+    )
+
+
+def test_exec_json_beyond_16_mib_fits_the_default_cap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    """The default cap leaves room for ordinary data work: 20 MiB of JSON was refused at the old 16 MiB."""
+    monkeypatch.setenv("LOBSTER_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.delenv("LOBSTER_MAX_OUTPUT_BYTES", raising=False)
+    (tmp_path / "big.json").write_text("[" + ",".join(f'{{"id":{n},"pad":"{"x" * 60}"}}' for n in range(300_000)) + "]")
+    assert (tmp_path / "big.json").stat().st_size > 20 << 20
+    pipeline = f"exec --json --shell 'cat {tmp_path / 'big.json'}' | head --n 1 | pick id"
+    assert main(["run", "--mode", "tool", pipeline]) == 0
+    assert json.loads(capsys.readouterr().out)["output"] == [{"id": 0}]
+
+
+@pytest.mark.parametrize("value", ["abc", "0", "-5", "1.5", "²", "٣٠٠٠", "9007199254740992"])
+def test_max_output_bytes_flag_must_be_a_positive_integer(value: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    monkeypatch.setenv("LOBSTER_STATE_DIR", str(tmp_path / "state"))
+    assert main(["run", "--mode", "tool", "--max-output-bytes", value, "exec echo hi"]) == 2
+    error = json.loads(capsys.readouterr().out)["error"]
+    assert error == {"type": "parse_error", "message": f"--max-output-bytes must be a positive whole number of bytes (got {value})"}
+
+
+def test_max_output_bytes_flag_takes_any_positive_integer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    """As LOBSTER_MAX_OUTPUT_BYTES: a cap below 1 KiB is honoured, not raised to 1024."""
+    monkeypatch.setenv("LOBSTER_STATE_DIR", str(tmp_path / "state"))
+    assert main(["run", "--mode", "tool", "--max-output-bytes", "100", "exec --shell 'seq 1 30'"]) == 0
+    assert len(json.loads(capsys.readouterr().out)["output"]) == 30
+    assert main(["run", "--mode", "tool", "--max-output-bytes", "100", "exec --shell 'seq 1 1000'"]) == 1
+    message = json.loads(capsys.readouterr().out)["error"]["message"]
+    assert overflow(message, "stdout", "--max-output-bytes", 100, len("".join(f"{n}\n" for n in range(1, 1001)))), message

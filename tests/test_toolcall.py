@@ -72,7 +72,8 @@ def test_timeout_kills_the_whole_tree(tmp_path: Path, env: dict[str, str]) -> No
 
 def test_output_cap_aborts_the_run(tmp_path: Path, env: dict[str, str]) -> None:
     request = {"action": "run", "pipeline": "exec --shell 'seq 1 20000'", "maxStdoutBytes": 4096}
-    assert error(call_tool(request, tmp_path, env)) == ("runtime_error", "lobster stdout exceeded maxStdoutBytes")
+    kind, message = error(call_tool(request, tmp_path, env))
+    assert kind == "runtime_error" and message.startswith("lobster stdout exceeded maxStdoutBytes (4096 bytes): the command ")
     request["maxStdoutBytes"] = 10_000_000
     assert len(call_tool(request, tmp_path, env)["output"]) == 20000
 

@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import llm_fake
 import pytest
 from helpers import CASES
 
 from lobsterlang.cli import main
-from tools.record_workflow_runs import gate_of, normalise, substitute
+from tools.record_workflow_runs import fill_env, gate_of, normalise, substitute
 
 RUNS = CASES / "workflow_runs"
 CASE_FILES = sorted(RUNS.glob("*.case.json"))
@@ -30,8 +32,16 @@ def _run(args: list[str], env: dict[str, str], monkeypatch: pytest.MonkeyPatch, 
     return {"exit": code, "stdout": normalise(out), "stderr": normalise(err), "raw": out}
 
 
+@pytest.fixture(scope="module")
+def adapter() -> Iterator[str]:
+    """The stand-in LLM adapter and OpenClaw gateway that `{adapter}` in a case's env points at."""
+    server = llm_fake.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+
+
 @pytest.mark.parametrize("path", CASE_FILES, ids=lambda p: p.name.removesuffix(".case.json"))
-def test_workflow_run(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+def test_workflow_run(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, adapter: str) -> None:
     case = json.loads(path.read_text(encoding="utf-8"))
     expected = case.get("lobsterlang") or case["expected"]
     monkeypatch.chdir(RUNS)
@@ -43,7 +53,7 @@ def test_workflow_run(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     last: dict[str, Any] = {}
     for index, command in enumerate(case["commands"]):
         args = [substitute(a, RUNS / case["file"], last) for a in command["args"]]
-        got = _run(args, command.get("env", {}), monkeypatch, capsys)
+        got = _run(args, fill_env(command.get("env", {}), str(tmp_path / "state"), adapter), monkeypatch, capsys)
         last = gate_of(got.pop("raw")) or last
         assert got == expected[index], f"command {index}: {args}"
         assert json.dumps(got) == json.dumps(expected[index]), f"command {index}: key order differs"

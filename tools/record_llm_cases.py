@@ -1,7 +1,8 @@
 """Record the LLM command cases from the reference CLI: `python tools/record_llm_cases.py /path/to/reference/lobster`.
 
 Starts the stand-in adapter of tests/llm_fake.py, runs each case in a scratch folder and writes
-tests/cases/llm.json (the pipeline, its setup runs and the reference's exit code, stdout and stderr).
+tests/cases/llm.json (the pipeline, its setup runs, the case's own environment and the reference's exit code,
+stdout and stderr).
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 import llm_fake  # noqa: E402 - found through the path set just above
 
 SCHEMA = '\'{"type":"object","required":["score"]}\''
+SPOIL_CACHE = "exec --shell 'for f in \"$LOBSTER_CACHE_DIR\"/*/*.json; do printf %s \"$SPOIL\" > \"$f\"; done'"
+"""Overwrites every cache entry with the case's SPOIL text (a setup step)."""
 CASES = [
  ("artifacts-and-options", "exec --json --shell 'cat arts.json' | llm.invoke --prompt 'Summarize' --model m1 --metadata-json '{\"a\":1}' --temperature 0.5 --max-output-tokens 100", []),
  ("positional-prompt", "llm.invoke Hello there --provider http --disable-cache", []),
@@ -43,7 +46,45 @@ CASES = [
  ("triage-llm-without-provider", "exec --json --shell 'cat emails.json' | email.triage --llm", []),
  ("triage-llm-report", "exec --json --shell 'cat emails.json' | email.triage --llm --model m9 --limit 5 | pick summary,buckets,decisions,drafts,mode", []),
  ("triage-llm-drafts", "exec --json --shell 'cat emails.json' | email.triage --llm --emit drafts", []),
+ ("temperature-in-cache-key", "llm.invoke --prompt again --temperature 0.7", ["llm.invoke --prompt again --temperature 0.2"]),
+ ("max-output-tokens-in-cache-key", "llm.invoke --prompt again --max-output-tokens 50", ["llm.invoke --prompt again"]),
+ ("same-sampling-replays", "llm.invoke --prompt again --temperature 0.7 --max-output-tokens 50",
+  ["llm.invoke --prompt again --temperature 0.7 --max-output-tokens 50"]),
+ ("schema-no-retries-one-call", f"llm.invoke --prompt schema --output-schema {SCHEMA} --max-validation-retries 0 --disable-cache", []),
+ ("schema-default-one-extra-call", f"llm.invoke --prompt schema3 --output-schema {SCHEMA} --disable-cache", []),
+ ("schema-two-extra-calls", f"llm.invoke --prompt schema3 --output-schema {SCHEMA} --max-validation-retries 2 --disable-cache", []),
+ ("corrupt-cache-entry-is-a-miss", "llm.invoke --prompt again", ["llm.invoke --prompt again", SPOIL_CACHE]),
+ ("cache-entry-of-another-key-is-a-miss", "llm.invoke --prompt again", ["llm.invoke --prompt again", SPOIL_CACHE]),
+ ("http-cap-not-a-number", "llm.invoke --prompt hi --disable-cache", []),
+ ("http-cap-zero", "llm.invoke --prompt hi --disable-cache", []),
+ ("http-cap-fraction", "llm.invoke --prompt hi --disable-cache", []),
+ ("http-cap-while-reading", "llm.invoke --prompt big --disable-cache", []),
+ ("http-cap-declared-length", "llm.invoke --prompt sized --disable-cache", []),
+ ("http-cap-stream-stops-early", "llm.invoke --prompt stream --disable-cache", []),
+ ("http-cap-fits", "llm.invoke --prompt big --disable-cache", []),
+ ("http-cap-openclaw-provider", "llm.invoke --provider openclaw --prompt big --disable-cache", []),
+ ("http-cap-task-alias", "llm_task.invoke --prompt big --disable-cache", []),
+ ("http-cap-openclaw-invoke", "openclaw.invoke --tool t --action a --args-json '{\"pad\":3000}'", []),
+ ("http-cap-openclaw-invoke-fits", "openclaw.invoke --tool t --action a --args-json '{\"pad\":30}'", []),
+ ("http-cap-openclaw-invoke-not-a-number", "openclaw.invoke --tool t --action a", []),
 ]
+ENV: dict[str, dict[str, str]] = {
+    "corrupt-cache-entry-is-a-miss": {"SPOIL": "{not json"},
+    "cache-entry-of-another-key-is-a-miss": {"SPOIL": '{"cacheKey": "other", "items": [{"kind": "stale"}]}'},
+    "http-cap-not-a-number": {"LOBSTER_MAX_HTTP_RESPONSE_BYTES": "abc"},
+    "http-cap-zero": {"LOBSTER_MAX_HTTP_RESPONSE_BYTES": "0"},
+    "http-cap-fraction": {"LOBSTER_MAX_HTTP_RESPONSE_BYTES": "1.5"},
+    "http-cap-while-reading": {"LOBSTER_MAX_HTTP_RESPONSE_BYTES": "1024"},
+    "http-cap-declared-length": {"LOBSTER_MAX_HTTP_RESPONSE_BYTES": "50"},
+    "http-cap-stream-stops-early": {"LOBSTER_MAX_HTTP_RESPONSE_BYTES": "1024"},
+    "http-cap-fits": {"LOBSTER_MAX_HTTP_RESPONSE_BYTES": " 100000 "},
+    "http-cap-openclaw-provider": {"LOBSTER_MAX_HTTP_RESPONSE_BYTES": "1024"},
+    "http-cap-task-alias": {"LOBSTER_MAX_HTTP_RESPONSE_BYTES": "1024"},
+    "http-cap-openclaw-invoke": {"LOBSTER_MAX_HTTP_RESPONSE_BYTES": "1024"},
+    "http-cap-openclaw-invoke-fits": {"LOBSTER_MAX_HTTP_RESPONSE_BYTES": "1024"},
+    "http-cap-openclaw-invoke-not-a-number": {"LOBSTER_MAX_HTTP_RESPONSE_BYTES": "²"},
+}
+"""Settings of single cases, on top of the common environment."""
 
 
 def uses_adapter(name: str) -> bool:
@@ -61,10 +102,12 @@ def record(lobster: str, url: str) -> list[dict[str, object]]:
             env = {"PATH": os.environ["PATH"], "HOME": scratch, "LOBSTER_STATE_DIR": scratch + "/state", "LOBSTER_CACHE_DIR": scratch + "/cache"}
             if uses_adapter(name):
                 env.update(LOBSTER_LLM_ADAPTER_URL=url, OPENCLAW_URL=url + "/ignored", OPENCLAW_TOKEN="tk")
+            env.update(ENV.get(name, {}))
             for earlier in setup:
                 subprocess.run([lobster, earlier], cwd=scratch, env=env, capture_output=True, check=False)
             proc = subprocess.run([lobster, pipeline], cwd=scratch, env=env, capture_output=True, text=True, check=False)
             out.append({"name": name, "pipeline": pipeline, "setup": setup, "provider_env": uses_adapter(name),
+                        **({"env": ENV[name]} if name in ENV else {}),
                         "expect": {"exit": proc.returncode, "stdout": proc.stdout, "stderr": proc.stderr}})
     return out
 
@@ -72,7 +115,7 @@ def record(lobster: str, url: str) -> list[dict[str, object]]:
 def main(argv: list[str]) -> int:
     server = llm_fake.start()
     cases = record(argv[1], f"http://127.0.0.1:{server.server_port}")
-    (ROOT / "tests" / "cases" / "llm.json").write_text(json.dumps(cases, indent=2) + "\n", encoding="utf-8")
+    (ROOT / "tests" / "cases" / "llm.json").write_text(json.dumps(cases, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     server.shutdown()
     return 0
 

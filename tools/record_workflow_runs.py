@@ -3,9 +3,11 @@
 Usage: python tools/record_workflow_runs.py [/path/to/reference/lobster] [CASE ...]
 
 Each case lists commands (`args`, optional `env`); `{file}` is the case's workflow file,
-`{token}` / `{id}` the resume token / approval id of the previous envelope. The commands
-run in order, in tests/cases/workflow_runs/, with a fresh LOBSTER_STATE_DIR. The exit code,
-stdout and stderr of each are stored under `expected` after normalising (see `normalise`).
+`{token}` / `{id}` the resume token / approval id of the previous envelope. In `env` values,
+`{state}` is the case's state directory and `{adapter}` the URL of the stand-in LLM adapter and
+OpenClaw gateway (tests/llm_fake.py). The commands run in order, in tests/cases/workflow_runs/,
+with a fresh LOBSTER_STATE_DIR. The exit code, stdout and stderr of each are stored under
+`expected` after normalising (see `normalise`).
 """
 
 from __future__ import annotations
@@ -31,6 +33,11 @@ def substitute(arg: str, case_file: Path, last: dict[str, Any]) -> str:
     )
 
 
+def fill_env(env: dict[str, str], state: str, adapter: str) -> dict[str, str]:
+    """A command's `env` with `{state}` and `{adapter}` filled in."""
+    return {k: v.replace("{state}", state).replace("{adapter}", adapter) for k, v in env.items()}
+
+
 def gate_of(stdout: str) -> dict[str, Any]:
     """The resume token and approval id in an envelope, if any."""
     try:
@@ -45,11 +52,13 @@ def gate_of(stdout: str) -> dict[str, Any]:
 
 
 RUN_ID = re.compile(r"--run r[0-9a-f]{12}\b")
+MASKED = ("resumeToken", "approvalId", "createdAt", "storedAt")
+"""Keys whose values differ from run to run (an LLM answer's times), replaced by `<key>`."""
 
 
 def normalise(text: str) -> Any:
-    """Parsed JSON (tokens and ids replaced by placeholders) or the text; the case dir becomes `<dir>`, a run id
-    in `--run ID` becomes `<runId>`."""
+    """Parsed JSON (tokens, ids and times replaced by placeholders) or the text; the case dir becomes `<dir>`, a
+    run id in `--run ID` becomes `<runId>`."""
     text = RUN_ID.sub("--run <runId>", text.replace(str(CASES), "<dir>"))
     try:
         data = json.loads(text)
@@ -60,13 +69,13 @@ def normalise(text: str) -> Any:
 
 def _mask(value: Any) -> Any:
     if isinstance(value, dict):
-        return {k: ("<" + k + ">" if k in ("resumeToken", "approvalId") else _mask(v)) for k, v in value.items()}
+        return {k: ("<" + k + ">" if k in MASKED else _mask(v)) for k, v in value.items()}
     if isinstance(value, list):
         return [_mask(v) for v in value]
     return value
 
 
-def run_case(case_path: Path, argv0: list[str]) -> list[dict[str, Any]]:
+def run_case(case_path: Path, argv0: list[str], adapter: str = "") -> list[dict[str, Any]]:
     """Run a case's commands with `argv0` (the CLI to record) and return what each printed."""
     case = json.loads(case_path.read_text(encoding="utf-8"))
     workflow = CASES / case["file"]
@@ -74,7 +83,7 @@ def run_case(case_path: Path, argv0: list[str]) -> list[dict[str, Any]]:
     last: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as state:
         for command in case["commands"]:
-            env = {**os.environ, "LOBSTER_STATE_DIR": state, **command.get("env", {})}
+            env = {**os.environ, "LOBSTER_STATE_DIR": state, **fill_env(command.get("env", {}), state, adapter)}
             args = [substitute(a, workflow, last) for a in command["args"]]
             proc = subprocess.run([*argv0, *args], cwd=CASES, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL)
             last = gate_of(proc.stdout) or last
@@ -86,11 +95,17 @@ def main(argv: list[str]) -> int:
     reference = argv[0] if argv and not argv[0].endswith(".case.json") else DEFAULT_REFERENCE
     names = [a for a in argv if a.endswith(".case.json")]
     paths = [CASES / n for n in names] if names else sorted(CASES.glob("*.case.json"))
+    sys.path.insert(0, str(ROOT / "tests"))
+    import llm_fake
+
+    server = llm_fake.start()
+    adapter = f"http://127.0.0.1:{server.server_port}"
     for path in paths:
         case = json.loads(path.read_text(encoding="utf-8"))
-        case["expected"] = run_case(path, [reference])
+        case["expected"] = run_case(path, [reference], adapter)
         path.write_text(json.dumps(case, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         print(f"recorded {path.name}", file=sys.stderr)
+    server.shutdown()
     return 0
 
 

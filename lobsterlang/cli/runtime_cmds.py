@@ -42,7 +42,7 @@ def run_command(argv: tuple[str, ...]) -> int:
       --detach             with --backend: queue the workflow file for `lobster worker`
                            and print its run id
       --max-output-bytes N cap each step's stdout and stderr, each (default
-                           LOBSTER_MAX_OUTPUT_BYTES, else 16 MiB)
+                           LOBSTER_MAX_OUTPUT_BYTES, else 256 MiB)
 
     \b
     Exit codes: 0 ok (also halted at an approval or input gate), 1 runtime error,

@@ -10,18 +10,21 @@ import errno
 import itertools
 import os
 import secrets
+import select
 import signal
 import subprocess
 import threading
 import time
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from lobsterlang.interpret.errors import Cancelled, CommandError
 from lobsterlang.interpret.outputcap import OutputCap
 from lobsterlang.interpret.reaper import TAG_VAR, kill_tagged
 
 FORCE_KILL_AFTER_S = 0.25
+QUIET_S = 1.0
+"""Past its output cap, a child that writes nothing for this long is not waited for any more."""
 TOO_BIG = (
     "cannot start {program}: its arguments or environment are too large (Argument list too long; "
     "Linux allows 128 KiB per argument or variable, and args reach steps as LOBSTER_ARG_<NAME>)"
@@ -37,6 +40,7 @@ class Cancellation:
         self.exit_code = 130
         self._live: set[subprocess.Popen[bytes]] = set()
         self._lock = threading.Lock()
+        self._watchers: list[Callable[[], None]] = []
         self.tag = secrets.token_hex(6)
         self._count = itertools.count(1)
 
@@ -53,9 +57,31 @@ class Cancellation:
         """Mark the run cancelled and kill every live process tree (SIGTERM, then SIGKILL)."""
         if self.reason is None:
             self.reason, self.exit_code = reason, exit_code
+        self.notify_watchers()
         for proc in self._snapshot():
             kill_tree(proc)
         self.sweep()
+
+    @contextlib.contextmanager
+    def watch(self, stop: Callable[[], None]) -> Iterator[None]:
+        """While the block runs, a cancellation calls `stop` (from the cancelling thread; at once when already
+        cancelled): how a wait that is not a child process, such as an HTTP reply, is ended."""
+        with self._lock:
+            self._watchers.append(stop)
+            already = self.reason is not None
+        if already:
+            stop()
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._watchers.remove(stop)
+
+    def notify_watchers(self) -> None:
+        with self._lock:
+            watchers = list(self._watchers)
+        for stop in watchers:
+            stop()
 
     def sweep(self) -> None:
         """Kill whatever this run started that is still alive, inside its process groups or not."""
@@ -124,13 +150,27 @@ def signal_group(pgid: int, sig: int) -> None:
 class OutputTooLarge(CommandError):
     """A child wrote more than its cap on one stream (its tree has been killed): `lobster stdout exceeded …`."""
 
-    def __init__(self, stream: str, cap: OutputCap) -> None:
-        super().__init__(f"lobster {stream} exceeded {cap.setting}")
+    def __init__(self, stream: str, cap: OutputCap, written: int, complete: bool) -> None:
+        super().__init__(cap.exceeded(stream, written, complete))
         self.stream, self.cap = stream, cap
 
 
+def count_rest(fd: int, counted: int, limit: int) -> tuple[int, bool]:
+    """Read and drop what follows on `fd`: the bytes counted in all, and whether the stream ended (stops at `limit`
+    bytes, or when nothing arrives for QUIET_S)."""
+    while counted < limit:
+        ready, _, _ = select.select([fd], [], [], QUIET_S)
+        if not ready:
+            return counted, False
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            return counted, True
+        counted += len(chunk)
+    return counted, False
+
+
 class CappedReader:
-    """Reads one pipe of a child; past the cap, kills the child's tree and remembers the overflow."""
+    """Reads one pipe of a child; past the cap, counts on (keeping nothing) for the error message, then kills the tree."""
 
     def __init__(self, proc: subprocess.Popen[bytes], stream: str, cap: OutputCap | None, keep: int | None = None) -> None:
         self.proc, self.stream, self.cap = proc, stream, cap
@@ -138,28 +178,36 @@ class CappedReader:
         self.size = 0
         self.chunks: list[bytes] = []
         self.overflow = False
+        self.complete = False
 
     def take(self, chunk: bytes) -> bool:
-        """Count `chunk`; False (and the tree killed) once the stream went over its cap."""
+        """Count `chunk`; False once the stream went over its cap (then call `give_up`)."""
         self.size += len(chunk)
         if self.cap is not None and self.size > self.cap.limit:
             self.overflow = True
-            kill_now(self.proc)
             return False
         if self.keep is None or self.size - len(chunk) < self.keep:
             self.chunks.append(chunk)
         return True
 
+    def give_up(self, fd: int) -> None:
+        """Past the cap: count what follows until the stream ends, goes quiet or reaches the cap's measuring limit,
+        so the error can say how much the command wrote; then kill the child's tree."""
+        assert self.cap is not None
+        self.size, self.complete = count_rest(fd, self.size, self.cap.measure_limit)
+        kill_now(self.proc)
+
     def read_all(self, fd: int) -> None:
         """Read `fd` to its end (or until the cap was passed)."""
         for chunk in iter(lambda: os.read(fd, 65536), b""):
             if not self.take(chunk):
+                self.give_up(fd)
                 return
 
     def check(self) -> None:
         if self.overflow:
             assert self.cap is not None
-            raise OutputTooLarge(self.stream, self.cap)
+            raise OutputTooLarge(self.stream, self.cap, self.size, self.complete)
 
     @property
     def data(self) -> bytes:

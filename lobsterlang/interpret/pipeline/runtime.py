@@ -19,6 +19,7 @@ from typing import Any, Literal, TextIO
 from lobsterlang import ir
 from lobsterlang.gcpause import collector_paused
 from lobsterlang.interpret.errors import CommandError
+from lobsterlang.interpret.llmspend import StepSpend
 from lobsterlang.interpret.pipeline.args import ShellRenderer, StageArgs, WordRenderer, literal_word
 from lobsterlang.interpret.process import Cancellation
 from lobsterlang.interpret.state import StateStore
@@ -46,7 +47,9 @@ class RunContext:
     allows TTY prompts (human mode only; None means "when stdin is a terminal");
     `prompt_out`/`prompt_in` are where such prompts are written and read; renderers (`json`,
     `table`) write to `rendered`; `on_dispatch` is told the name of a command whose call is going out
-    (a message sent, a tool called: `dispatching`), so a workflow step knows a retry could repeat it.
+    (a message sent, a tool called: `dispatching`), so a workflow step knows a retry could repeat it; `spend`
+    (a workflow step's) is where the LLM commands open the charges of the calls they pay for and mark the
+    answers they hand out.
     """
 
     def __init__(
@@ -54,6 +57,7 @@ class RunContext:
         store: StateStore | None = None, cancel: Cancellation | None = None, render_word: WordRenderer = literal_word,
         interactive: bool | None = None, prompt_out: TextIO | None = None, prompt_in: TextIO | None = None,
         render_shell: ShellRenderer | None = None, on_dispatch: Callable[[str], None] | None = None,
+        spend: StepSpend | None = None,
     ) -> None:
         self.env: Mapping[str, str] = dict(os.environ) if env is None else env
         self.cwd = os.getcwd() if cwd is None else cwd
@@ -66,6 +70,7 @@ class RunContext:
         self.prompt_out = prompt_out
         self.prompt_in = prompt_in
         self.on_dispatch = on_dispatch
+        self.spend = spend
         self.rendered = io.StringIO()
 
     def dispatching(self, command: str) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 
 from lobsterlang.interpret.process import Cancellation, kill_now
@@ -72,10 +72,17 @@ class AttemptCancellation(Cancellation):
                 self.reason, self.exit_code = reason, exit_code
             procs = list(self.procs)
         self.stopped.set()
+        self.notify_watchers()
         for proc in procs:
             kill_now(proc)
         for child in list(self.children):
             child.cancel(reason, exit_code)
+
+    @contextmanager
+    def watch(self, stop: Callable[[], None]) -> Iterator[None]:
+        """As `Cancellation.watch`, for this attempt and every cancellation above it (the run's, a signal's)."""
+        with super().watch(stop), self.parent.watch(stop):
+            yield
 
 
 @contextmanager

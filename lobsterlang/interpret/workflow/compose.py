@@ -55,7 +55,7 @@ def run_child(
         workflow, path, args, env, cwd, cancel, (*runner.frame.stack, path),
         key_path=(*runner.frame.key_path, step.id),
     )
-    outcome = ChildRunner(frame, runner.opts).run()
+    outcome = ChildRunner(frame, runner.opts, caller=runner.cost.ledger).run()
     if outcome.halt is not None:
         what = "input" if outcome.halt.is_input else "approval"
         raise WorkflowError(

@@ -9,12 +9,13 @@ from typing import Any, Literal
 
 from lobsterlang import ir
 from lobsterlang.interpret.errors import Cancelled, LobsterRunError
+from lobsterlang.interpret.llmspend import SpendLedger, StepSpend
 from lobsterlang.interpret.process import Cancellation
 from lobsterlang.interpret.workflow import gates
 from lobsterlang.interpret.workflow.attempt import AttemptCancellation, deadline
 from lobsterlang.interpret.workflow.conditions import should_run
 from lobsterlang.interpret.workflow.context import Answer, Frame, Options
-from lobsterlang.interpret.workflow.cost import CostTracker
+from lobsterlang.interpret.workflow.cost import CostTracker, Held
 from lobsterlang.interpret.workflow.dispatch import after_dispatch, not_retried
 from lobsterlang.interpret.workflow.env import apply_env
 from lobsterlang.interpret.workflow.errors import (
@@ -96,14 +97,16 @@ def stopped(cancel: Cancellation) -> bool:
 class Runner:
     """Executes the steps of one frame from a start index."""
 
-    def __init__(self, frame: Frame, opts: Options, hooks: Hooks | None = None) -> None:
+    def __init__(self, frame: Frame, opts: Options, hooks: Hooks | None = None, caller: SpendLedger | None = None) -> None:
         self.frame = frame
         self.opts = opts
         self.hooks = hooks or Hooks()
         self.started = False
         self.index = 0
         """The index of the step that runs now."""
-        self.cost = CostTracker(frame.base_env, frame.spend)
+        self.cost = CostTracker(frame.base_env, frame.spend, opts.err, SpendLedger(caller))
+        """`caller`: the ledger of the run whose `workflow:` step runs this one, which counts these calls too."""
+        self.cost.recognise(frame.results)
 
     @property
     def steps(self) -> tuple[ir.Step, ...]:
@@ -129,15 +132,21 @@ class Runner:
             self.hooks.step_done(index, step, self.frame.results, last, self.cost.entries)
             if kind == "skip_rest":
                 break
+        self.cost.settle_unbilled()  # what skipped or failed steps left unbilled, and the run's last word on its limit
+        self.cost.check(self.frame.workflow.cost_limit, self.opts.err)
         return Outcome("ok", output_items(self.frame.results.get(last) if last else None))
 
     def count_cost(self, step: ir.Step) -> None:
-        """Add what the step (and its branches) spent, then check `cost_limit`."""
+        """Bill what the step (and its branches) spent, and the calls it paid for that no item carried (a failed
+        pipeline's); then check `cost_limit`. A loop's sub-steps were billed as they ran."""
+        held: list[Held] = []
         if isinstance(step.action, ir.Parallel):
             for branch in step.action.branches:
-                self.cost.record(branch.id, self.frame.results.get(branch.id))
+                self.cost.track(branch.id, self.frame.results.get(branch.id), held)
         elif not isinstance(step.action, ir.ForEach):
-            self.cost.record(step.id, self.frame.results.get(step.id))
+            self.cost.track(step.id, self.frame.results.get(step.id), held)
+        self.cost.settle_held(held)
+        self.cost.settle_unbilled()
         self.cost.check(self.frame.workflow.cost_limit, self.opts.err)
 
     def run_step(self, index: int, step: ir.Step) -> tuple[str, Halt | None]:
@@ -227,7 +236,18 @@ class Runner:
         return Halt(step, index, gate.request, {}, gate.stage)
 
     def retryable(self, exc: Exception) -> bool:
-        return not isinstance(exc, (Unrecoverable, Cancelled, Dispatched)) and not stopped(self.frame.cancel)
+        if isinstance(exc, (Unrecoverable, Cancelled, Dispatched)) or stopped(self.frame.cancel):
+            return False
+        self.stop_when_over_budget()
+        return True
+
+    def stop_when_over_budget(self) -> None:
+        """Before a retry: with `cost_limit` `action: stop`, the calls the failed attempt paid for count, and passing
+        the limit ends the step (CostLimitExceeded) instead of paying again."""
+        limit = self.frame.workflow.cost_limit
+        if limit is not None and limit.action == "stop":
+            self.cost.settle_unbilled()
+            self.cost.check(limit, self.opts.err)
 
     def unwrapped(self, step: ir.Step, exc: Exception, retries_left: bool) -> Exception:
         """The step's failure: a failure after a dispatch says it was not retried (when `retry:` would have)."""
@@ -292,7 +312,8 @@ class Runner:
             from lobsterlang.interpret.workflow.pipeline_step import run_pipeline_step
 
             check_cwd(step_id, cwd, env)
-            return run_pipeline_step(step_id, action, scope, env, cwd, stdin, self.opts, cancel, answer)
+            spend = StepSpend(self.cost.ledger, step_id)
+            return run_pipeline_step(step_id, action, scope, env, cwd, stdin, self.opts, cancel, answer, spend)
         if not isinstance(action, ir.ShellRun) or not action.command.text.strip():
             return synthetic_record(step_id, stdin)
         text = render_shell(action.command, scope, env, is_posix_shell(env))

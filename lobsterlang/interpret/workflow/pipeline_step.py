@@ -7,6 +7,7 @@ from typing import Any
 
 from lobsterlang import ir
 from lobsterlang.interpret.errors import LobsterRunError
+from lobsterlang.interpret.llmspend import StepSpend
 from lobsterlang.interpret.process import Cancellation
 from lobsterlang.interpret.values import UNDEFINED, stringify
 from lobsterlang.interpret.workflow.attempt import AttemptCancellation
@@ -35,10 +36,11 @@ def resolve_pipeline(step_id: str, action: ir.PipelineRun, scope: Scope) -> ir.P
 
 def run_pipeline_step(
     step_id: str, action: ir.PipelineRun, scope: Scope, env: Mapping[str, str], cwd: str,
-    stdin: Any, opts: Options, cancel: Cancellation, answer: Answer | None = None,
+    stdin: Any, opts: Options, cancel: Cancellation, answer: Answer | None = None, spend: StepSpend | None = None,
 ) -> Record:
-    """Run the step's pipeline (after its input gate, with the `answer` given there); a command that requests
-    input raises `InputRequested`, an approval inside it is an error the workflow cannot recover from."""
+    """Run the step's pipeline (after its input gate, with the `answer` given there; its LLM calls billed through
+    `spend`); a command that requests input raises `InputRequested`, an approval inside it is an error the
+    workflow cannot recover from."""
     from lobsterlang.interpret.pipeline.runtime import RunContext, run_pipeline
 
     pipeline = resolve_pipeline(step_id, action, scope)
@@ -47,7 +49,7 @@ def run_pipeline_step(
         cancel=cancel, render_word=lambda word: word_text(word, scope), interactive=opts.interactive,
         prompt_in=opts.prompt_in, prompt_out=opts.prompt_out,
         render_shell=lambda word, shell_env: shell_word(word, scope, shell_env),
-        on_dispatch=cancel.dispatched if isinstance(cancel, AttemptCancellation) else None,
+        on_dispatch=cancel.dispatched if isinstance(cancel, AttemptCancellation) else None, spend=spend,
     )
     start, items = (answer.stage + 1, [answer.response]) if answer is not None else (0, stdin_items(stdin))
     try:

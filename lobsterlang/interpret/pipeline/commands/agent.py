@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from lobsterlang.interpret.errors import CommandError
-from lobsterlang.interpret.outputcap import OutputCap
+from lobsterlang.interpret.outputcap import OutputCap, output_cap
 from lobsterlang.interpret.pipeline.args import StageArgs
 from lobsterlang.interpret.pipeline.runtime import RunContext, StageOutput
 from lobsterlang.interpret.pipeline.streams import drain
@@ -53,11 +53,15 @@ def run_openclaw_agent(input: Iterator[Any], args: StageArgs, ctx: RunContext) -
     argv = agent_argv(args, agent_message(args, drain(input)))
     binary = ctx.env.get("LOBSTER_OPENCLAW_BIN") or "openclaw"
     ctx.dispatching(NAME)
+    own = OutputCap(MAX_OUTPUT_BYTES, NAME)
+    configured = output_cap(ctx.env)  # a smaller LOBSTER_MAX_OUTPUT_BYTES wins, as in the reference
     try:
-        code, out, err = run_to_end(ctx.cancel, [binary, *argv], ctx.env, ctx.cwd, OutputCap(MAX_OUTPUT_BYTES))
+        code, out, err = run_to_end(ctx.cancel, [binary, *argv], ctx.env, ctx.cwd, min(own, configured, key=lambda c: c.limit))
     except (FileNotFoundError, PermissionError):
         raise CommandError(f"{NAME} could not find the OpenClaw CLI") from None
-    except OutputTooLarge:
+    except OutputTooLarge as exc:
+        if exc.cap is not own:
+            raise
         raise CommandError(f"{NAME} output exceeded {MAX_OUTPUT_BYTES} bytes") from None
     if code != 0:
         raise CommandError(f"{NAME} failed: {(err.strip() or out.strip())[:400]}")

@@ -11,7 +11,7 @@ from collections.abc import Generator, Iterator, Mapping
 from typing import Any
 
 from lobsterlang.interpret.errors import CommandError
-from lobsterlang.interpret.outputcap import output_cap
+from lobsterlang.interpret.outputcap import OutputCap, output_cap
 from lobsterlang.interpret.pipeline.args import StageArgs
 from lobsterlang.interpret.pipeline.jsonitems import json_items
 from lobsterlang.interpret.pipeline.runtime import RunContext, StageOutput
@@ -90,8 +90,9 @@ def run_exec(input: Iterator[Any], args: StageArgs, ctx: RunContext) -> StageOut
     argv, _ = command_line(args)
     line = shell_line(args, ctx)
     payload = _payload(args, input)
+    cap = output_cap(ctx.env)  # a bad LOBSTER_MAX_OUTPUT_BYTES stops the stage before the child starts
     proc = _start(argv, line, ctx, payload)
-    lines = _ChildLines(proc, ctx, payload, str(proc.args[0]))  # type: ignore[index]
+    lines = _ChildLines(proc, ctx, payload, str(proc.args[0]), cap)  # type: ignore[index]
     if args.truthy("json"):
         return StageOutput(json_items(spooled(lines.seen_raw_chunks()), ctx.cancel))
     return StageOutput(lines.items())
@@ -128,9 +129,8 @@ def _start(
 class _ChildLines:
     """A running child: its stdout as text, its stderr collected in a thread, both capped, errors on exit."""
 
-    def __init__(self, proc: subprocess.Popen[bytes], ctx: RunContext, payload: bytes | None, label: str) -> None:
+    def __init__(self, proc: subprocess.Popen[bytes], ctx: RunContext, payload: bytes | None, label: str, cap: OutputCap) -> None:
         self.proc, self.cancel, self.label = proc, ctx.cancel, label
-        cap = output_cap(ctx.env)
         self.stdout = CappedReader(proc, "stdout", cap, keep=0)
         self.stderr = CappedReader(proc, "stderr", cap, keep=1 << 20)
         self.stdout_seen: list[str] = []
@@ -179,6 +179,7 @@ class _ChildLines:
         try:
             for raw in iter(lambda: os.read(fd, CHUNK), b""):
                 if not self.stdout.take(raw):
+                    self.stdout.give_up(fd)
                     break
                 yield raw
             finished = True

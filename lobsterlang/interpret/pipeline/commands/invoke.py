@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from lobsterlang.interpret.errors import CommandError
 from lobsterlang.interpret.pipeline.args import StageArgs
+from lobsterlang.interpret.pipeline.commands.http_post import HttpFailure, ResponseTooLarge, post, response_cap
 from lobsterlang.interpret.pipeline.runtime import RunContext, StageOutput
 from lobsterlang.interpret.pipeline.streams import drain
 from lobsterlang.interpret.values import stringify, to_json_data
@@ -23,7 +22,7 @@ class _Call:
     """One configured invocation: endpoint, credentials and the fixed part of the body."""
 
     def __init__(self, name: str, args: StageArgs, ctx: RunContext) -> None:
-        self.name = name
+        self.name, self.cancel = name, ctx.cancel
         self.url = self._url(args, ctx)
         self.token = self._token(args, ctx)
         tool, action = args.text("tool"), args.text("action")
@@ -36,6 +35,7 @@ class _Call:
             self.body["sessionKey"] = session
         if args.truthy("dry-run", "dryRun"):
             self.body["dryRun"] = True
+        self.cap = response_cap(ctx.env)
 
     def _url(self, args: StageArgs, ctx: RunContext) -> str:
         raw = args.text("url") or ctx.env.get("OPENCLAW_URL") or ctx.env.get("CLAWD_URL")
@@ -71,21 +71,20 @@ class _Call:
         headers = {"content-type": "application/json"}
         if self.token:
             headers["authorization"] = f"Bearer {self.token}"
-        request = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
         ctx.dispatching(self.name)
-        return self._result(self._post(request))
+        return self._result(self._post(body, headers))
 
-    def _post(self, request: urllib.request.Request) -> Any:
+    def _post(self, body: bytes, headers: dict[str, str]) -> Any:
         try:
-            with urllib.request.urlopen(request, timeout=TIMEOUT_S) as response:
-                text = response.read().decode("utf-8", "replace")
-        except urllib.error.HTTPError as exc:
-            detail = exc.read().decode("utf-8", "replace")[:400]
-            raise CommandError(f"{self.name} failed ({exc.code}): {detail}") from None
-        except (urllib.error.URLError, OSError) as exc:
-            raise CommandError(f"{self.name} failed: {getattr(exc, 'reason', exc)}") from None
+            reply = post(self.url, body, headers, timeout_s=TIMEOUT_S, cap=self.cap, cancel=self.cancel)
+        except ResponseTooLarge as exc:  # the reference's words, without the command's name
+            raise CommandError(str(exc)) from None
+        except HttpFailure as exc:
+            raise CommandError(f"{self.name} failed: {exc}") from None
+        if not reply.ok:
+            raise CommandError(f"{self.name} failed ({reply.status}): {reply.text[:400]}")
         try:
-            return json.loads(text)
+            return json.loads(reply.text) if reply.text else None
         except ValueError:
             raise CommandError(f"{self.name} expected JSON response") from None
 

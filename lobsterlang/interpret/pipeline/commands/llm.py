@@ -20,6 +20,8 @@ from lobsterlang.record import Record
 
 STATE_VERSION = 1
 DEFAULT_RETRIES = 1
+CACHE_KEY_VERSION = 2
+"""The reference's identity version of the cache key (2: sampling settings are part of the key)."""
 LIVE_SOURCES = ("remote", "openclaw", "clawd", "pi", "http")
 
 
@@ -109,11 +111,20 @@ class _Request:
         refresh = args.get("refresh")
         self.refresh = _flag(refresh if refresh is not None else _env_text(None, ("LOBSTER_LLM_FORCE_REFRESH", "LLM_TASK_FORCE_REFRESH"), env, "") or None)
         self.state_key = js_string(args.get("state-key") or env.get("LOBSTER_RUN_STATE_KEY") or "").strip() or None
+        self.temperature, self.max_output_tokens = _number(args.get("temperature")), _number(args.get("max-output-tokens"))
         self.artifacts = [artifact(item) for item in [*drain(input), *provided]]
         self.hashes = [sha256_of(a) for a in self.artifacts]
-        self.cache_key = sha256_of({"provider": self.provider, "prompt": self.prompt, "model": self.model or f"{self.provider}-default",
-                                    "schemaVersion": self.schema_version, "artifactHashes": self.hashes, "outputSchema": self.output_schema})
-        self.payload = self._payload(args)
+        self.cache_key = self._cache_key()
+        self.payload = self._payload()
+
+    def _cache_key(self) -> str:
+        """What makes two calls the same call: a sampled answer is never replayed for other sampling settings."""
+        return sha256_of({
+            "cacheKeyVersion": CACHE_KEY_VERSION, "provider": self.provider, "prompt": self.prompt,
+            "model": self.model or f"{self.provider}-default", "schemaVersion": self.schema_version,
+            "artifactHashes": self.hashes, "outputSchema": self.output_schema,
+            "temperature": self.temperature, "maxOutputTokens": self.max_output_tokens,
+        })
 
     def _retries(self, args: StageArgs, env: Mapping[str, str]) -> int:
         if self.output_schema is None:
@@ -123,7 +134,7 @@ class _Request:
         number = _number(raw) if raw is not None else None
         return int(max(0, number if number is not None else DEFAULT_RETRIES))
 
-    def _payload(self, args: StageArgs) -> dict[str, Any]:
+    def _payload(self) -> dict[str, Any]:
         payload: dict[str, Any] = {"prompt": self.prompt}
         if self.model:
             payload["model"] = self.model
@@ -131,8 +142,7 @@ class _Request:
         for key, value in (("metadata", self.metadata), ("outputSchema", self.output_schema), ("schemaVersion", self.schema_version)):
             if value:
                 payload[key] = value
-        for key, flag in (("maxOutputTokens", "max-output-tokens"), ("temperature", "temperature")):
-            number = _number(args.get(flag))
+        for key, number in (("maxOutputTokens", self.max_output_tokens), ("temperature", self.temperature)):
             if number is not None:
                 payload[key] = number
         return payload
@@ -141,10 +151,13 @@ class _Request:
 def invoke_llm(config: LlmConfig, input: Iterator[Any], args: StageArgs, ctx: RunContext) -> list[Any]:
     """Replay from run state or the cache when possible; else call the adapter, validating and retrying."""
     request = _Request(config, input, args, ctx)
+    ctx.cancel.check()  # draining the input waited on earlier stages: a cancelled run does not replay an answer
     replay = None if request.refresh else _replay(request, config, ctx)
     if replay is not None:
+        if ctx.spend is not None:
+            ctx.spend.mark(replay, request.cache_key, replayed=True)
         return replay
-    items = _call_until_valid(request, config)
+    items = _call_until_valid(request, config, ctx)
     _persist(request, config, ctx, items)
     return items
 
@@ -157,30 +170,35 @@ def _replay(request: _Request, config: LlmConfig, ctx: RunContext) -> list[Any] 
             stored = None
         if isinstance(stored, dict) and stored.get("type") == config.name and stored.get("cacheKey") == request.cache_key \
                 and isinstance(stored.get("items"), list):
-            return [{**item, "source": "run_state", "cached": True} for item in stored["items"]]
+            return [{**item, "source": "run_state", "cached": True, "replayed": True} for item in stored["items"]]
     if request.disable_cache:
         return None
     cached = _read_cache(_cache_file(ctx, config.name, request.cache_key))
-    if isinstance(cached, dict) and isinstance(cached.get("items"), list):
-        return [{**item, "source": "cache", "cached": True} for item in cached["items"]]
+    if isinstance(cached, dict) and cached.get("cacheKey") == request.cache_key and isinstance(cached.get("items"), list):
+        return [{**item, "source": "cache", "cached": True, "replayed": True} for item in cached["items"]]
     return None
 
 
-def _call_until_valid(request: _Request, config: LlmConfig) -> list[Any]:
+def _call_until_valid(request: _Request, config: LlmConfig, ctx: RunContext) -> list[Any]:
+    """Call the adapter until the answer fits the output schema; every answer is paid for, kept or not."""
     attempt, errors = 0, list[str]()
     while True:
+        ctx.cancel.check()
         attempt += 1
         payload = dict(request.payload)
         if attempt > 1:
             payload["retryContext"] = {"attempt": attempt, **({"validationErrors": errors} if errors else {})}
-        items = [_result_item(request, config, request.adapter.call(payload, config.name), attempt)]
+        items = [_result_item(request, config, request.adapter.call(payload, config.name, ctx.cancel), attempt)]
+        if ctx.spend is not None:
+            ctx.spend.mark(items, request.cache_key, replayed=False)
+            ctx.spend.paid(request.cache_key, items[0]["model"] if isinstance(items[0]["model"], str) else None, items[0]["usage"])
         if request.output_schema is None:
             return items
         problem = _schema_problem(request.output_schema, items[0]["output"]["data"])
         if problem is None:
             return items
         errors = [problem]
-        if attempt > request.retries + 1:
+        if attempt > request.retries:
             raise CommandError(f"{config.name} output failed schema validation: {problem}")
 
 
@@ -226,10 +244,9 @@ def _cache_file(ctx: RunContext, namespace: str, key: str) -> str:
 
 
 def _read_cache(path: str) -> Any:
+    """The parsed entry; None (a miss, so the adapter is asked again) when it is absent or not JSON."""
     try:
         with open(path, encoding="utf-8") as handle:
             return json.loads(handle.read())
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError, ValueError):
         return None
-    except ValueError:
-        raise CommandError(f"cache entry is not valid JSON: {path}") from None

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import json
-import urllib.error
-import urllib.request
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from lobsterlang.interpret.errors import CommandError
 from lobsterlang.interpret.pipeline.args import StageArgs
+from lobsterlang.interpret.pipeline.commands.http_post import HttpFailure, ResponseCap, post, response_cap
+from lobsterlang.interpret.process import Cancellation
 from lobsterlang.interpret.schema_check import first_problem
 from lobsterlang.interpret.values import js_string, stringify
 
@@ -37,15 +37,15 @@ RESPONSE_SCHEMA: dict[str, Any] = {
 
 
 class Adapter:
-    """Where and how to POST: `wrap` sends the OpenClaw `/tools/invoke` body around the payload."""
+    """Where and how to POST: `wrap` sends the OpenClaw `/tools/invoke` body around the payload; `cap` bounds the reply."""
 
-    def __init__(self, endpoint: str, token: str, wrap: bool, source: str) -> None:
-        self.endpoint, self.token, self.wrap, self.source = endpoint, token, wrap, source
+    def __init__(self, endpoint: str, token: str, wrap: bool, source: str, cap: ResponseCap) -> None:
+        self.endpoint, self.token, self.wrap, self.source, self.cap = endpoint, token, wrap, source, cap
 
-    def call(self, payload: dict[str, Any], name: str) -> dict[str, Any]:
-        """The checked response envelope (`ok: true`), or the reference's error messages."""
+    def call(self, payload: dict[str, Any], name: str, cancel: Cancellation) -> dict[str, Any]:
+        """The checked response envelope (`ok: true`), or the reference's error messages; `cancel` ends the wait."""
         try:
-            envelope = self._post(payload)
+            envelope = self._post(payload, cancel)
         except _AdapterFailure as exc:
             raise CommandError(f"{name} request failed: {exc}") from None
         if first_problem(RESPONSE_SCHEMA, envelope) is not None:
@@ -57,18 +57,16 @@ class Adapter:
         checked: dict[str, Any] = envelope
         return checked
 
-    def _post(self, payload: dict[str, Any]) -> Any:
+    def _post(self, payload: dict[str, Any], cancel: Cancellation) -> Any:
         body = {"tool": "llm-task", "action": "invoke", "args": payload} if self.wrap else payload
         headers = {"content-type": "application/json", **({"authorization": f"Bearer {self.token}"} if self.token else {})}
-        request = urllib.request.Request(self.endpoint, data=stringify(body).encode("utf-8"), headers=headers, method="POST")
         try:
-            with urllib.request.urlopen(request, timeout=TIMEOUT_S) as response:
-                text = response.read().decode("utf-8", "replace")
-        except urllib.error.HTTPError as exc:
-            raise _AdapterFailure(f"{exc.code} {exc.reason}: {exc.read().decode('utf-8', 'replace')[:400]}") from None
-        except (urllib.error.URLError, OSError) as exc:
-            raise _AdapterFailure(str(getattr(exc, "reason", exc))) from None
-        return self._unwrap(_parse(text))
+            reply = post(self.endpoint, stringify(body).encode("utf-8"), headers, timeout_s=TIMEOUT_S, cap=self.cap, cancel=cancel)
+        except HttpFailure as exc:
+            raise _AdapterFailure(str(exc)) from None
+        if not reply.ok:
+            raise _AdapterFailure(f"{reply.status} {reply.reason}: {reply.text[:400]}")
+        return self._unwrap(_parse(reply.text))
 
     def _unwrap(self, parsed: Any) -> Any:
         if not (isinstance(parsed, dict) and "ok" in parsed):
@@ -116,20 +114,21 @@ def _first(env: Mapping[str, str], keys: tuple[str, ...]) -> str:
 
 
 def resolve_adapter(provider: str, env: Mapping[str, str], args: StageArgs, name: str, source: str | None) -> Adapter:
-    """The endpoint and token for a provider; a missing URL is `<name> requires <VAR> for provider=<p>`."""
+    """The endpoint, token and reply cap for a provider; a missing URL is `<name> requires <VAR> for provider=<p>`."""
+    cap = response_cap(env)
     token_flag = args.get("token")
     if provider == "openclaw":
         url = _first(env, ("OPENCLAW_URL", "CLAWD_URL"))
         if not url:
             raise CommandError(f"{name} requires OPENCLAW_URL (or CLAWD_URL) for provider=openclaw")
         token = js_string(token_flag) if token_flag is not None else _first(env, ("OPENCLAW_TOKEN", "CLAWD_TOKEN"))
-        return Adapter(_with_path(url, "/tools/invoke", always=True), token.strip(), True, source or "openclaw")
+        return Adapter(_with_path(url, "/tools/invoke", always=True), token.strip(), True, source or "openclaw", cap)
     variable = "LOBSTER_PI_LLM_ADAPTER_URL" if provider == "pi" else "LOBSTER_LLM_ADAPTER_URL"
     url = _first(env, (variable,))
     if not url:
         raise CommandError(f"{name} requires {variable} for provider={provider}")
     token = js_string(token_flag) if token_flag is not None else _first(env, (variable.replace("_URL", "_TOKEN"),))
-    return Adapter(_with_path(url, "/invoke", always=False), token.strip(), False, source or provider)
+    return Adapter(_with_path(url, "/invoke", always=False), token.strip(), False, source or provider, cap)
 
 
 def _with_path(url: str, path: str, *, always: bool) -> str:

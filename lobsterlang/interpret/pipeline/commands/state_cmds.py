@@ -44,8 +44,8 @@ def run_diff_last(input: Iterator[Any], args: StageArgs, ctx: RunContext) -> Sta
     after = to_json_data(_collected(drain(input)))
     try:
         before = ctx.store.read(key)
-    except CorruptState as exc:  # as the reference: an error, and the stored evidence is kept
-        raise CommandError(str(exc)) from None
+    except CorruptState:  # as the reference: a snapshot that is not JSON is no snapshot, and is replaced
+        before = None
     changed = stringify(before, sort_keys=True) != stringify(after, sort_keys=True)
     ctx.store.write(key, after)
     return StageOutput([{"kind": "diff.last", "key": key, "changed": changed, "before": before, "after": after}])
