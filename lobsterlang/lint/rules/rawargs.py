@@ -11,7 +11,7 @@ from lobsterlang.diagnostics import Diagnostic, Severity
 from lobsterlang.lint.context import LintContext
 from lobsterlang.lint.registry import rule
 from lobsterlang.lint.rules.references import joined_text
-from lobsterlang.lint.shellparse import parse
+from lobsterlang.syntax.shellparse import parse
 
 _SHELL_SPECIAL = re.compile(r"[\s;|&<>()$`*?\[\]'\"\\]")
 _PIPELINE_SPECIAL = re.compile(r"[\s'\"|]")
