@@ -11,14 +11,13 @@ import re
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any
 
 from lobsterlang import ir
 from lobsterlang.interpret.values import js_string
 from lobsterlang.interpret.workflow.argvars import arg_var_name
-from lobsterlang.interpret.workflow.arith import arithmetic_use, check_arithmetic
 from lobsterlang.interpret.workflow.errors import WorkflowError
+from lobsterlang.interpret.workflow.evalargs import check_value, value_uses
 from lobsterlang.interpret.workflow.refs import Results, render_ref
 from lobsterlang.interpret.workflow.shellscan import ShellContext, context_at_end
 from lobsterlang.span import Span
@@ -127,32 +126,34 @@ def render_shell(
 
 
 def check_shell_args(template: ir.Template, args: Mapping[str, Any], raw: bool = False) -> None:
-    """Refuse an arg that is not an integer where bash evaluates arithmetic (runs and dry runs alike).
-
-    Step references count as plain words here: their text is only known when the step runs.
+    """Refuse an arg whose value could run where its reference stands (runs and dry runs alike): in bash
+    arithmetic, a variable name, a quoted array assignment, or a here-document or here-string another
+    program runs (`evalargs`). Step references are not checked: their text is pasted as it is.
     """
     if raw:
         return
-    out: list[str] = []
-    for index, part in enumerate(template.parts):
+    refs = _arg_refs(template, args)
+    if not refs:
+        return
+    uses = value_uses(template.text, tuple(span for span, _ in refs))
+    for (_, name), use in zip(refs, uses, strict=True):
+        check_value(name, js_string(args[name]), use)
+
+
+def _arg_refs(template: ir.Template, args: Mapping[str, Any]) -> list[tuple[tuple[int, int], str]]:
+    """Where each `${arg}` with a value stands in `template.text` (start, end), and its name."""
+    refs, at = [], 0
+    for part in template.parts:
         if isinstance(part, ir.Text):
-            out.append(part.value)
-        elif isinstance(part, ir.StepRef) or part.name not in args:
-            out.append("x")
+            at += len(part.value)
+        elif isinstance(part, ir.StepRef):
+            at += len(part.text)
         else:
-            use = arithmetic_use(context_at_end("".join(out)), partial(_text_after, template, index))
-            check_arithmetic(part.name, js_string(args[part.name]), use)
-            out.append('"${V}"')
-
-
-def _text_after(template: ir.Template, index: int) -> str:
-    """The literal text after part `index` up to the next reference (where an operator may follow)."""
-    after = []
-    for part in template.parts[index + 1 :]:
-        if not isinstance(part, ir.Text):
-            break
-        after.append(part.value)
-    return "".join(after)
+            end = at + len(part.name) + 3
+            if part.name in args:
+                refs.append(((at, end), part.name))
+            at = end
+    return refs
 
 
 def _variable(name: str, scope: Scope, env: Mapping[str, str], extra: dict[str, str]) -> str:
