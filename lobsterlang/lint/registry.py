@@ -67,6 +67,7 @@ def all_rules() -> dict[str, Rule]:
         approvals,
         meta,
         pipelines,
+        programcode,
         programs,
         rawargs,
         references,
