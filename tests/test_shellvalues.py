@@ -66,6 +66,7 @@ EVALUATED = {
     "readonly ${x}": ("name", "readonly"),
     "f() { local ${x}=1; }": ("name", "local"),
     "declare -n r=${x}": ("name", "declare -n"),
+    "declare -n r; r=${x}": ("name", "a nameref (declare -n r)"),
     "local -n r=${x}": ("name", "local -n"),
     "[[ -v ${x} ]]": ("name", "[[ -v … ]]"),
     "[ -v ${x} ]": ("name", "[ -v … ]"),

@@ -7,8 +7,9 @@
   `$[…]`, `let`, `declare -i` (and variables so declared), the operands of `[[ … -eq … ]]`, array
   subscripts, substring offsets — and runs a command found in an array subscript in it (`a[$(touch x)]`);
 - `name`: bash reads it as a variable name — `printf -v`, `read`, `mapfile`, the names of
-  `declare`/`typeset`/`local`/`export`/`readonly`, `declare -n` targets, `unset`, `getopts`,
-  `wait -p`, `test -v`, `[[ -v … ]]` — where a subscript in it runs a command the same way;
+  `declare`/`typeset`/`local`/`export`/`readonly`, `declare -n` targets (and what a nameref is
+  assigned), `unset`, `getopts`, `wait -p`, `test -v`, `[[ -v … ]]` — where a subscript in it runs
+  a command the same way;
 - `words`: bash parses it as shell words, running `$(…)` in it (`declare "a=(…)"`);
 - `program`: another program runs it as its code (a here-document or here-string read by
   `python3`, `bash`, `psql`…, see `shellprograms`);
@@ -81,11 +82,47 @@ UNKNOWN = ValueUse("unknown", "shell text that could not be parsed")
 
 
 class _Facts:
-    """What the whole script says: the names declared integer (`declare -i v`), where its first parse error is."""
+    """What the whole script says: the names it declares integer (`declare -i v`) or nameref (`declare -n r`),
+    and where its first parse error is."""
 
     def __init__(self, script: Script) -> None:
         self.script = script
-        self._integers: set[str] | None = None
+        self._declared: tuple[set[str], set[str]] | None = None
+
+    @property
+    def integers(self) -> set[str]:
+        return self._declarations()[0]
+
+    @property
+    def namerefs(self) -> set[str]:
+        return self._declarations()[1]
+
+    def _declarations(self) -> tuple[set[str], set[str]]:
+        if self._declared is None:
+            integers: set[str] = set()
+            namerefs: set[str] = set()
+            pending = [self.script.root]
+            while pending:  # a loop, not recursion: a script of 5,000 `a && b` nests that deep
+                node = pending.pop()
+                if node.type in COMMANDS:
+                    self._declaration(node, integers, namerefs)
+                pending.extend(node.children)
+            self._declared = integers, namerefs
+        return self._declared
+
+    def _declaration(self, command: Node, integers: set[str], namerefs: set[str]) -> None:
+        """Note the names `declare -i NAME…` / `declare -n NAME…` (or `local`, `builtin declare`…) declares."""
+        values = [literal(self.script, word) for word in words(command)]
+        start = builtin_start(values)
+        if start is None or start >= len(values) or values[start] not in DECLARATIONS:
+            return
+        args = values[start + 1 :]
+        options = scan_options(args, "")
+        names = [(arg or "").split("=", 1)[0] for arg in args[options.operands :]]
+        if "i" in options.flags:
+            integers.update(names)
+        if "n" in options.flags and values[start] in NAMEREFS:
+            namerefs.update(names)
 
     @property
     def first_error(self) -> int:
@@ -102,28 +139,6 @@ class _Facts:
             elif node.has_error:
                 pending.extend(node.children)
         return self.script.char(first)
-
-    @property
-    def integers(self) -> set[str]:
-        if self._integers is None:
-            self._integers = set()
-            pending = [self.script.root]
-            while pending:  # a loop, not recursion: a script of 5,000 `a && b` nests that deep
-                node = pending.pop()
-                if node.type in COMMANDS:
-                    self._integers.update(self._declared_integer(node))
-                pending.extend(node.children)
-        return self._integers
-
-    def _declared_integer(self, command: Node) -> list[str]:
-        """The names `declare -i NAME…` (or `local -i`, `builtin declare -i`…) declares; [] for other commands."""
-        values = [literal(self.script, word) for word in words(command)]
-        start = builtin_start(values)
-        if start is None or start >= len(values) or values[start] not in DECLARATIONS:
-            return []
-        args = values[start + 1 :]
-        options = scan_options(args, "")
-        return [(arg or "").split("=", 1)[0] for arg in args[options.operands :]] if "i" in options.flags else []
 
 
 _ON = ValueUse("unknown", "")
@@ -252,16 +267,19 @@ def _array(walk: _Walk, node: Node, child: Node) -> ValueUse | None:
 
 
 def _assignment(walk: _Walk, node: Node, child: Node) -> ValueUse | None:
-    """`name=VALUE` outside `declare`: arithmetic when `name` is declared integer, and for an array literal's keys."""
+    """`name=VALUE` outside `declare`: arithmetic when `name` is declared integer (and for an array literal's keys),
+    a variable name when `name` is a nameref (assigning an unset nameref sets what it refers to)."""
     if node.parent is not None and node.parent.type == "declaration_command":
         return _ON
     name_node = node.child_by_field_name("name")
     name = walk.script.source(name_node) if name_node is not None else ""
     if walk.array == "key":
         return ValueUse("arithmetic", "an array subscript")
-    if child != name_node and name in walk.facts.integers:
+    if child == name_node:
+        return None
+    if name in walk.facts.integers:
         return ValueUse("arithmetic", f"an integer variable (declare -i {name})")
-    return None
+    return ValueUse("name", f"a nameref (declare -n {name})") if name in walk.facts.namerefs else None
 
 
 def _command(walk: _Walk, node: Node, child: Node) -> ValueUse | None:
