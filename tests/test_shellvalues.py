@@ -10,9 +10,10 @@ import re
 
 import pytest
 
+from lobsterlang.syntax.shellhints import may_evaluate
 from lobsterlang.syntax.shellparse import Script
 from lobsterlang.syntax.shellprograms import stdin_program
-from lobsterlang.syntax.shellvalues import may_evaluate, value_uses
+from lobsterlang.syntax.shellvalues import value_uses
 
 REF = re.compile(r"\$\{x\}")
 

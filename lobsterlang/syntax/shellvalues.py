@@ -21,18 +21,18 @@ places counts as standing there itself, unless it is the file name of a redirect
 script does with a value later (`v=${x}; let "$v"`, `eval`, `sh -c`, a function's `$1`), a command
 name computed at run time, and aliases are outside what this module sees.
 
-`may_evaluate(text)` is a quick test without a parse: where it is false, no expansion of the text
-can stand in one of these places, and `value_uses` answers None for each. Callers that must start
-fast parse only the texts it picks.
+`shellhints.may_evaluate(text)` is a quick test without a parse: where it is false, no expansion of
+the text can stand in one of these places, and `value_uses` answers None for each. Callers that must
+start fast import this module and parse only for the texts it picks.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from lobsterlang.syntax.shellhints import may_evaluate
 from lobsterlang.syntax.shellprograms import passes_stdin_through, stdin_program
 from lobsterlang.syntax.shellwords import COMMANDS, builtin_start, literal, prefix, scan_options, words
 
@@ -50,19 +50,6 @@ class ValueUse:
 
     kind: Kind
     construct: str
-
-
-_TRIGGERS = re.compile(
-    r"\(\(|\$\[|[\w\]]\[|=\(|\$\{[^}]*:|<<|-(?:eq|ne|lt|le|gt|ge|v|R)\b"
-    r"|\b(?:let|declare|typeset|local|export|readonly|read\w*|mapfile|printf|unset|wait|getopts|test)\b"
-)
-"""What each context needs written in the text, once quotes and backslashes are removed."""
-_QUOTING = re.compile(r"[\\'\"]")
-
-
-def may_evaluate(text: str) -> bool:
-    """False only when no expansion in `text` can stand where `value_uses` finds a use (no parse needed)."""
-    return "$'" in text or _TRIGGERS.search(_QUOTING.sub("", text)) is not None
 
 
 def value_uses(script: Script, spans: Sequence[tuple[int, int]]) -> list[ValueUse | None]:

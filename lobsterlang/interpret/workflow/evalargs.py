@@ -6,17 +6,21 @@ value in arithmetic (`let`, `declare -i`, `$((…))`, subscripts…), reads it a
 and a program fed a here-document or here-string runs it as code; an array subscript in the value
 (`a[$(touch x)]`) or the value itself then runs. Where a `${arg}` stands is read from the bash
 parse tree (`lobsterlang.syntax.shellvalues`); tree-sitter is loaded only for shell text that
-`may_evaluate` picks out, and each text is parsed once per process.
+`shellhints.may_evaluate` picks out, and each text is parsed once per process.
 """
 
 from __future__ import annotations
 
 import functools
 import re
+from typing import TYPE_CHECKING
 
 from lobsterlang.interpret.workflow.argvars import arg_var_name
 from lobsterlang.interpret.workflow.errors import WorkflowError
-from lobsterlang.syntax.shellvalues import ValueUse, may_evaluate
+from lobsterlang.syntax.shellhints import may_evaluate
+
+if TYPE_CHECKING:
+    from lobsterlang.syntax.shellvalues import ValueUse
 
 INTEGER = re.compile(r"\s*[+-]?(?:0[xX][0-9A-Fa-f]+|[0-9]+)\s*", re.ASCII)
 NAME = re.compile(r"[A-Za-z0-9_]*", re.ASCII)
