@@ -12,7 +12,7 @@ import re
 
 _TRIGGERS = re.compile(
     r"\(\(|\$\[|[\w\]]\[|=\(|\$\{[^}]*:|<<|-(?:eq|ne|lt|le|gt|ge|v|R)\b"
-    r"|\b(?:let|declare|typeset|local|export|readonly|read\w*|mapfile|printf|unset|wait|getopts|test)\b"
+    r"|\b(?:let|declare|typeset|local|export|readonly|integer|float|read\w*|mapfile|printf|unset|wait|getopts|test)\b"
 )
 """What each place needs written in the text, once quotes and backslashes are removed."""
 _QUOTING = re.compile(r"[\\'\"]")

@@ -63,8 +63,10 @@ def value_uses(script: Script, spans: Sequence[tuple[int, int]]) -> list[ValueUs
 
 
 ARITHMETIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
-DECLARATIONS = frozenset({"declare", "typeset", "local", "export", "readonly"})
+DECLARATIONS = frozenset({"declare", "typeset", "local", "export", "readonly", "integer", "float"})
 NAMEREFS = frozenset({"declare", "typeset", "local"})
+NUMERIC = frozenset({"integer", "float"})
+"""ksh's and zsh's `typeset -i`/`-F` under their own names: their values are arithmetic too."""
 UNKNOWN = ValueUse("unknown", "shell text that could not be parsed")
 
 
@@ -106,7 +108,7 @@ class _Facts:
         args = values[start + 1 :]
         options = scan_options(args, "")
         names = [(arg or "").split("=", 1)[0] for arg in args[options.operands :]]
-        if "i" in options.flags:
+        if "i" in options.flags or values[start] in NUMERIC:
             integers.update(names)
         if "n" in options.flags and values[start] in NAMEREFS:
             namerefs.update(names)
@@ -307,14 +309,14 @@ def _declaration(walk: _Walk, name: str, args: list[str | None], at: int) -> Val
     before = args[at] or ""
     if "=" not in before:
         return _name(name, before)
-    flags = options.flags
+    flags = options.flags + ("i" if name in NUMERIC else "")
     if walk.array is not None:
         integer = "i" in flags or (walk.array == "key" and "A" not in flags)
         return ValueUse("arithmetic", f"{name} -{'i' if 'i' in flags else 'a'}") if integer else None
     if before.split("=", 1)[1].startswith("("):
         return ValueUse("words", f'{name} "a=(…)" (a quoted array assignment)')
     if "i" in flags:
-        return ValueUse("arithmetic", f"{name} -i")
+        return ValueUse("arithmetic", name if name in NUMERIC else f"{name} -i")
     return _name(f"{name} -n", "") if "n" in flags and name in NAMEREFS else None
 
 
