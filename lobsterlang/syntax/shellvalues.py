@@ -13,7 +13,7 @@
 - `words`: bash parses it as shell words, running `$(…)` in it (`declare "a=(…)"`);
 - `program`: another program runs it as its code (a here-document or here-string read by
   `python3`, `bash`, `psql`…, see `shellprograms`);
-- `unknown`: tree-sitter could not parse the text around it.
+- `unknown`: tree-sitter could not parse the text around it (or before it, when nothing else was found).
 
 A builtin is recognised however its name is spelled (`builtin let`, `command let`, `\\let`,
 `"let"`, `l''et`, `$'let'`, `time let`). A value inside `$(…)` whose output lands in one of these
@@ -23,7 +23,7 @@ name computed at run time, and aliases are outside what this module sees.
 
 `shellhints.may_evaluate(text)` is a quick test without a parse: where it is false, no expansion of
 the text can stand in one of these places, and `value_uses` answers None for each. Callers that must
-start fast import this module and parse only for the texts it picks.
+start fast import only `shellhints` up front, and this module and tree-sitter for the texts it picks.
 """
 
 from __future__ import annotations
