@@ -85,6 +85,6 @@ def test_the_build_environment_has_every_module_the_compiled_sources_import() ->
 
 
 def test_a_failed_build_says_whether_mypy_or_the_c_compiler_stopped_it() -> None:
-    typed = "lobsterlang/lint/shellparse.py:254: error: Cannot find implementation or library stub  [import-not-found]\n"
+    typed = "lobsterlang/syntax/shellparse.py:254: error: Cannot find implementation or library stub  [import-not-found]\n"
     assert mypyc_hook._failure_hint(typed).startswith("mypy, which mypyc runs first, reported errors")
     assert mypyc_hook._failure_hint("error: command 'cc' failed: No such file or directory\n").startswith("it needs a C compiler")

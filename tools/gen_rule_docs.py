@@ -91,6 +91,14 @@ WHY: dict[str, str] = {
     "L312": "`exec` given one word that contains spaces (`exec \"ls -la ${dir}\"`) runs it through `/bin/sh`, as the "
     "reference does. An `${arg}` or `$step` reference inside that word then reaches a shell; under the reference "
     "it becomes shell code. Split the command into words, or use `--shell` with an environment variable.",
+    "L313": "A here-document or here-string fed to `python3`, `node`, `bash`, `psql`, `ssh` and other interpreters "
+    "(directly, through `sudo`/`env`/`timeout`…, or through `cat … |`) is that program's code. In a quoted "
+    "heredoc (`<<'EOF'`) both runtimes paste `${arg}` as it is, and in an unquoted one or a here-string the shell "
+    "expands it there, so a value such as `'); import os; os.system('…` runs as Python. The reference runs it; "
+    "lobsterlang refuses to run the step unless the value is an integer (`--raw-args` turns that off). Reported "
+    "for every target, for declared args. Read the value from the environment inside the program instead: every "
+    "arg is in the step's environment as `LOBSTER_ARG_<NAME>`. A heredoc read as data (`cat <<'EOF'`, "
+    "`python3 -c '…' <<'EOF'`, `python3 script.py <<'EOF'`) is not reported.",
     "L401": "Posting, merging, pushing, deploying, deleting and sending mail are effects a human should see first. "
     "Effects are judged from the parsed shell commands and their flags: `curl -X POST|PUT|PATCH|DELETE` (or "
     "`curl -d`/`-F` without `--get`), `gh pr merge`/`gh issue create`/`gh api -f …`, `git push`, `kubectl "

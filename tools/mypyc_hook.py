@@ -32,7 +32,7 @@ INTERPRETED = frozenset({"lobsterlang/syntax/yamlload.py", "lobsterlang/lint/con
 """Modules left as Python: the YAML loader subclasses libyaml's Cython parser, which mypyc cannot
 extend; the lint context caches indexes in its instance `__dict__`, which a compiled class lacks."""
 BUILD_REQUIRES = ["mypy>=1.10", "types-PyYAML", "setuptools>=61", "tree-sitter>=0.23", "tree-sitter-bash>=0.23"]
-"""tree-sitter and tree-sitter-bash: mypyc type-checks the linter, whose shell parser imports both."""
+"""tree-sitter and tree-sitter-bash: mypyc type-checks the syntax package, whose shell parser imports both."""
 IMPORTED_DISTRIBUTIONS = {"yaml": "types-PyYAML", "tree_sitter": "tree-sitter", "tree_sitter_bash": "tree-sitter-bash"}
 """The distribution (or stubs) in BUILD_REQUIRES that lets mypy see each third-party module the compiled sources import."""
 _TYPE_ERROR = re.compile(r"^\S+\.py:\d+: error:", re.MULTILINE)

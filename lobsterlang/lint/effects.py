@@ -7,9 +7,9 @@ from functools import lru_cache
 
 from lobsterlang import ir
 from lobsterlang.commands.specs import BY_NAME
-from lobsterlang.lint.shellparse import parse
 from lobsterlang.lint.shellverbs import command_effect, may_act
 from lobsterlang.lint.walk import Unit
+from lobsterlang.syntax.shellparse import parse
 
 SIDE_EFFECT_VERBS = ("send", "post", "delete", "apply", "publish", "deploy")
 """Action names of `openclaw.invoke --action …` that act (the action is a name, not a command line)."""

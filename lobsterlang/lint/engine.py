@@ -14,11 +14,11 @@ from lobsterlang.lint.context import LintContext
 from lobsterlang.lint.registry import PER_STEP_CHECKS, Check, Rule, all_rules
 from lobsterlang.lint.rules import shellcheck
 from lobsterlang.lint.shellcheck_runs import ShellcheckRuns
-from lobsterlang.lint.shellparse import forget_scripts
 from lobsterlang.lint.stepwise import StepFindings
 from lobsterlang.lint.suppress import Suppression, apply_suppressions, suppressions
 from lobsterlang.record import Record, replace
 from lobsterlang.span import LineIndex
+from lobsterlang.syntax.shellparse import forget_scripts
 
 
 class Source(Record):

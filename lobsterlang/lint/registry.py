@@ -74,6 +74,7 @@ def all_rules() -> dict[str, Rule]:
         approvals,
         meta,
         pipelines,
+        programcode,
         programs,
         rawargs,
         references,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from lobsterlang.lint.shellparse import Command
+from lobsterlang.syntax.shellparse import Command
 
 _HTTP_WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 _CURL_BODY_FLAGS = ("-d", "--data", "--data-raw", "--data-binary", "--data-urlencode", "-F", "--form", "-T", "--upload-file", "--json")

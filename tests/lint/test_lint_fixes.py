@@ -8,7 +8,7 @@ from lobsterlang.compile import compile_workflow
 from lobsterlang.lint import Config, Source, lint_source
 from lobsterlang.lint.fixes import apply_fixes, unified_diff
 from lobsterlang.lint.rules.shell import variable_for
-from lobsterlang.lint.shellparse import parse
+from lobsterlang.syntax.shellparse import parse
 
 NO_SHELLCHECK = Config(shellcheck=False, target="reference")
 """L301 reports raw args for files written for the reference runtime."""

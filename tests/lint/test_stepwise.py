@@ -22,9 +22,9 @@ from lobsterlang.diagnostics import Diagnostic
 from lobsterlang.lint import Config, Source, lint_source
 from lobsterlang.lint.context import LintContext
 from lobsterlang.lint.registry import Rule, all_rules
-from lobsterlang.lint.shellparse import forget_scripts
 from lobsterlang.lint.stepwise import StepFindings
 from lobsterlang.record import replace
+from lobsterlang.syntax.shellparse import forget_scripts
 
 SUFFIXES = (".lobster", ".yaml", ".yml")
 CORPUS = sorted(

@@ -13,14 +13,13 @@ import re
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any
 
 from lobsterlang import ir
 from lobsterlang.interpret.values import js_string
 from lobsterlang.interpret.workflow.argvars import arg_var_name
-from lobsterlang.interpret.workflow.arith import arithmetic_use, check_arithmetic
 from lobsterlang.interpret.workflow.errors import WorkflowError
+from lobsterlang.interpret.workflow.evalargs import check_value, value_uses
 from lobsterlang.interpret.workflow.refs import Results, render_ref
 from lobsterlang.interpret.workflow.shellscan import ShellContext, context_at_end
 from lobsterlang.span import Span
@@ -135,35 +134,42 @@ def render_shell(
 
 def check_shell_args(template: ir.Template, args: Mapping[str, Any], raw: bool = False,
                      authored: frozenset[str] = frozenset()) -> None:
-    """Refuse an arg that is not an integer where bash evaluates arithmetic (runs and dry runs alike).
-
-    Step references count as plain words here: their text is only known when the step runs. An `authored` arg
-    (the file's own default) is the author's shell text: it is written in, not checked.
+    """Refuse an arg whose value could run where its reference stands (runs and dry runs alike): in bash
+    arithmetic, a variable name, a quoted array assignment, or a here-document or here-string another
+    program runs (`evalargs`). Step references are not checked: their text is pasted as it is. An `authored`
+    arg (the file's own default) is the author's shell text: it is written in, not checked.
     """
     if raw:
         return
+    text, refs = _arg_refs(template, args, authored)
+    if not refs:
+        return
+    uses = value_uses(text, tuple(span for span, _ in refs))
+    for (_, name), use in zip(refs, uses, strict=True):
+        check_value(name, js_string(args[name]), use)
+
+
+def _arg_refs(
+    template: ir.Template, args: Mapping[str, Any], authored: frozenset[str]
+) -> tuple[str, list[tuple[tuple[int, int], str]]]:
+    """The shell text as the shell will parse it (authored args written in, the others left as `${name}`), and
+    where each other `${arg}` with a value stands in it (start, end), with its name."""
     out: list[str] = []
-    for index, part in enumerate(template.parts):
+    refs, at = [], 0
+    for part in template.parts:
         if isinstance(part, ir.Text):
-            out.append(part.value)
-        elif isinstance(part, ir.StepRef) or part.name not in args:
-            out.append("x")
-        elif part.name in authored:
-            out.append(js_string(args[part.name]))
+            piece = part.value
+        elif isinstance(part, ir.StepRef):
+            piece = part.text
+        elif part.name in authored and part.name in args:
+            piece = js_string(args[part.name])
         else:
-            use = arithmetic_use(context_at_end("".join(out)), partial(_text_after, template, index))
-            check_arithmetic(part.name, js_string(args[part.name]), use)
-            out.append('"${V}"')
-
-
-def _text_after(template: ir.Template, index: int) -> str:
-    """The literal text after part `index` up to the next reference (where an operator may follow)."""
-    after = []
-    for part in template.parts[index + 1 :]:
-        if not isinstance(part, ir.Text):
-            break
-        after.append(part.value)
-    return "".join(after)
+            piece = "${" + part.name + "}"
+            if part.name in args:
+                refs.append(((at, at + len(piece)), part.name))
+        out.append(piece)
+        at += len(piece)
+    return "".join(out), refs
 
 
 def _variable(name: str, scope: Scope, env: Mapping[str, str], extra: dict[str, str]) -> str:

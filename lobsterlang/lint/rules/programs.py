@@ -12,7 +12,7 @@ from lobsterlang.lint.context import LintContext
 from lobsterlang.lint.effects import positionals
 from lobsterlang.lint.registry import rule
 from lobsterlang.lint.rules.shell import exec_stages, shell_flag
-from lobsterlang.lint.shellparse import parse
+from lobsterlang.syntax.shellparse import parse
 
 PIPELINE_ONLY = frozenset(name for name in BY_NAME if "." in name)
 """Lobster pipeline commands that no shell can run (`llm_task.invoke`, `openclaw.invoke`, `gog.gmail.send`…).

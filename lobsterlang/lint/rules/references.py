@@ -11,9 +11,9 @@ from lobsterlang.diagnostics import Diagnostic, Severity
 from lobsterlang.lint.context import LintContext
 from lobsterlang.lint.registry import rule
 from lobsterlang.lint.scope import is_shell_like_name, loop_vars, visible
-from lobsterlang.lint.shellparse import Context, jq_bindings, parse
 from lobsterlang.lint.walk import Unit
 from lobsterlang.suggest import closest
+from lobsterlang.syntax.shellparse import Context, jq_bindings, parse
 
 _STRICT_FIELDS = frozenset({"stdin", "for_each", "when"})
 _LOBSTER_ENV_RE = re.compile(r"(?<![A-Za-z0-9_])(LOBSTER_[A-Za-z0-9_]*[A-Za-z0-9])")

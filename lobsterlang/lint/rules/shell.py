@@ -10,11 +10,12 @@ from lobsterlang.diagnostics import Diagnostic, Fix, Severity
 from lobsterlang.lint.context import LintContext
 from lobsterlang.lint.registry import rule
 from lobsterlang.lint.rules.references import env_arg_name
-from lobsterlang.lint.shellparse import Command, Context, Script, Word, parse
 from lobsterlang.lint.textmap import part_offsets
 from lobsterlang.lint.walk import Unit
 from lobsterlang.record import replace
 from lobsterlang.span import Span
+from lobsterlang.syntax.shellparse import Command, Context, Script, Word, parse
+from lobsterlang.syntax.shellvalues import value_uses
 
 SAFE_FIELDS = frozenset({"approved", "skipped", "error", "id"})
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash"})
@@ -132,16 +133,23 @@ def raw_arg_in_shell(ctx: LintContext) -> Iterator[Diagnostic]:
             if note is None:
                 note = notes[ref.name] = _ArgNote(ref.name)
             state = script.context(start)
+            if state == "quoted-heredoc" and _runs_as_program(script, start, ref):
+                continue  # L313 reports it: the shell pastes the value, another program runs it
             fixable = note.env is not None and state not in _NOT_FIXABLE
             fix = _arg_fix(ctx, note, style, text, start, ref, state) if fixable else None
             yield ctx.diag("L301", ref.span, note.message, note.hint, fix)
+
+
+def _runs_as_program(script: Script, start: int, ref: ir.ArgRef) -> bool:
+    [use] = value_uses(script, [(start, start + len(ref.name) + 3)])
+    return use is not None and use.kind == "program"
 
 
 @rule("L302", "step-output-in-shell", Severity.WARNING, "a step's output spliced into shell text")
 def step_output_in_shell(ctx: LintContext) -> Iterator[Diagnostic]:
     for unit, run in ctx.shell_runs:
         for start, part in ctx.offsets(run.command):
-            if type(part) is ir.StepRef and part.path[0] not in SAFE_FIELDS and _resolves(ctx, unit, part) and not _inert(run, start):
+            if type(part) is ir.StepRef and part.path[0] not in SAFE_FIELDS and _resolves(ctx, unit, part) and not _inert(run, start, start + len(part.text)):
                 yield ctx.diag(
                     "L302", part.span,
                     f"`{part.text}` is pasted into the shell text raw: output containing quotes or `$(…)` runs as code",
@@ -149,19 +157,14 @@ def step_output_in_shell(ctx: LintContext) -> Iterator[Diagnostic]:
                 )
 
 
-INTERPRETERS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "python", "python3", "node", "ruby", "perl", "php", "deno", "bun", "eval", "source"})
-"""Programs that run a heredoc body as code."""
-
-
-def _inert(run: ir.ShellRun, start: int) -> bool:
-    """Whether offset `start` is in a quoted heredoc (`<<'EOF'`) read as data: nothing there expands or runs."""
+def _inert(run: ir.ShellRun, start: int, end: int) -> bool:
+    """Whether `start`..`end` is in a quoted heredoc (`<<'EOF'`) read as data: nothing there expands or runs
+    (`shellvalues` decides which readers run their stdin as code)."""
     if "<<" not in run.command.text:
         return False
-    heredoc = parse(run.command.text).heredoc_at(start)
-    if heredoc is None or not heredoc.quoted:
-        return False
-    reader = heredoc.command.program if heredoc.command is not None else ""
-    return reader not in INTERPRETERS and not reader.startswith("python")
+    script = parse(run.command.text)
+    heredoc = script.heredoc_at(start)
+    return heredoc is not None and heredoc.quoted and value_uses(script, [(start, end)]) == [None]
 
 
 def _resolves(ctx: LintContext, unit: Unit, ref: ir.StepRef) -> bool:

@@ -1,11 +1,13 @@
-"""Parse shell text (`run:`, `command:`, `exec --shell`) with tree-sitter-bash into what the rules ask about.
+"""Parse shell text (`run:`, `command:`, `exec --shell`) with tree-sitter-bash: the one shell parse of lint and runtime.
 
 A `Script` answers: the simple commands (name and argument words, with where each stands), the quoting
 context of any offset (code, inside "…", inside '…', a heredoc body quoted or not, a comment), the names
 the script binds itself (assignments, `for` and `read` variables, jq `as $x` and `--arg x`), and its
-heredocs (quoted or not, body range, the command that reads it). Offsets are character offsets into the text given (tree-sitter counts bytes; they are
-converted). tree_sitter is imported on the first parse only: linting a file without shell text never
-loads it, and the runtime never imports this module.
+heredocs (quoted or not, body range, the command that reads it). `node_at` and `source` give the
+tree itself (with `root`) to modules that read more of it (`shellvalues`: where bash evaluates a value).
+Offsets are character offsets into the text given (tree-sitter counts bytes; they are converted).
+tree_sitter is imported on the first parse only: linting a file without shell text never loads it,
+and the runtime parses only shell text that `shellvalues.may_evaluate` picks out.
 """
 
 from __future__ import annotations
@@ -91,7 +93,22 @@ class Script:
         self._pipelines: list[list[Command]] = []
 
     def char(self, byte: int) -> int:
+        """The character offset of byte offset `byte`."""
         return self._chars[byte] if self._chars is not None else byte
+
+    @property
+    def root(self) -> Node:
+        """The tree's root (`program`)."""
+        return self._tree.root_node
+
+    def node_at(self, start: int, end: int) -> Node:
+        """The smallest node of the tree that spans characters `start`..`end`."""
+        node: Node | None = self._tree.root_node.descendant_for_byte_range(self._byte(start), self._byte(end))
+        return node if node is not None else self._tree.root_node
+
+    def source(self, node: Node) -> str:
+        """The text of `node`."""
+        return self.text[self.char(node.start_byte) : self.char(node.end_byte)]
 
     def _byte(self, offset: int) -> int:
         if self._chars is None:
