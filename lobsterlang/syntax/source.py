@@ -72,7 +72,7 @@ def decode_source(data: bytes) -> tuple[SourceText, list[Diagnostic]]:
     return SourceText(text, LineIndex(text)), []
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE = re.compile(r"[\ud800-\udfff]")  # the escapes are the pattern's: the module's text stays valid UTF-8
 """A UTF-16 surrogate on its own: text from an editor or a command line can hold one, UTF-8 never does."""
 
 
