@@ -82,8 +82,8 @@ class RawClient:
                 return message
 
     def initialize(self, root: Path) -> None:
-        """Initialize as a client that pulls diagnostics, with `root` as the workspace."""
-        capabilities: dict[str, Any] = {"textDocument": {"diagnostic": {}}}
+        """Initialize as a client that pulls diagnostics (and can be asked to pull again), with `root` as the workspace."""
+        capabilities: dict[str, Any] = {"textDocument": {"diagnostic": {}}, "workspace": {"diagnostics": {"refreshSupport": True}}}
         self.answer(self.request("initialize", {"capabilities": capabilities, "rootUri": root.as_uri(),
                                                 "workspaceFolders": [{"uri": root.as_uri(), "name": "ws"}]}))
         self.notify("initialized", {})
