@@ -6,12 +6,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from lobsterlang.reading import read_file
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
 
 CONFIG_FILES = (".lobster.toml", "pyproject.toml")
+CONFIG_LIMIT = 16 * 1024 * 1024
+"""A settings file larger than this is cut there (and then is not valid TOML): no real one comes close."""
 
 
 class ConfigError(Exception):
@@ -31,7 +35,7 @@ def find_config(start: Path, tool: str) -> Path | None:
 def read_toml(path: Path) -> dict[str, Any]:
     """The whole TOML file; ConfigError when it cannot be read or is not valid TOML."""
     try:
-        data: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
+        data: dict[str, Any] = tomllib.loads(read_file(path, CONFIG_LIMIT).decode("utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{path}: {exc}") from None
     return data

@@ -12,6 +12,7 @@ from urllib.parse import quote
 from lobsterlang.diagnostics import Diagnostic, Severity
 from lobsterlang.record import Record
 from lobsterlang.span import Span
+from lobsterlang.terminal import visible
 
 _COLORS = {Severity.ERROR: "31", Severity.WARNING: "33", Severity.INFO: "36"}
 
@@ -28,45 +29,85 @@ def sorted_diagnostics(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
     return sorted(diagnostics, key=lambda d: (d.span.line, d.span.col, d.code))
 
 
+EXCERPT_COLUMNS = 120
+"""The most of a source line a snippet shows: a longer line is cut around the finding (`…` marks the cuts), so that
+many findings on one long line print in proportion to their number, not to it times the line."""
+_CONTEXT_COLUMNS = 40
+"""Columns kept before the finding when a line is cut."""
+
+
 def render_text(reports: Iterable[Report], *, color: bool = False, rule_names: Mapping[str, str] | None = None) -> str:
     """`path:line:col: CODE message` (`CODE [rule-name]` for codes in `rule_names`), the source line
-    with a caret, then a hint."""
+    with a caret, then a hint. Control characters from the file, its name or a message are shown escaped."""
     paint = _Painter(color)
     blocks = []
     for report in reports:
-        lines = report.text.splitlines()
+        lines = _Lines(report.text)
+        path = visible(report.path)
         for diag in sorted_diagnostics(report.diagnostics):
-            blocks.append(_render_one(report.path, lines, diag, paint, (rule_names or {}).get(diag.code)))
+            blocks.append(_render_one(path, lines, diag, paint, (rule_names or {}).get(diag.code)))
     return "".join(blocks)
 
 
-def _render_one(path: str, lines: list[str], diag: Diagnostic, paint: _Painter, name: str | None = None) -> str:
+class _Lines:
+    """A text's lines, each made ready to show (tabs as spaces, no `\\r`) once, however many findings it has."""
+
+    def __init__(self, text: str) -> None:
+        self._raw = text.splitlines()
+        self._shown: dict[int, str] = {}
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    def length(self, number: int) -> int:
+        return len(self._raw[number - 1])
+
+    def shown(self, number: int) -> str:
+        found = self._shown.get(number)
+        if found is None:
+            found = self._shown[number] = self._raw[number - 1].replace("\t", " ").rstrip("\r")
+        return found
+
+
+def _render_one(path: str, lines: _Lines, diag: Diagnostic, paint: _Painter, name: str | None = None) -> str:
     span = diag.span
     label = f" [{name}]" if name else ""
-    head = f"{paint.bold(f'{path}:{span.line}:{span.col}:')} {paint.severity(diag.code, diag.severity)}{label} {diag.message}\n"
+    head = f"{paint.bold(f'{path}:{span.line}:{span.col}:')} {paint.severity(diag.code, diag.severity)}{label} {visible(diag.message, lines=True)}\n"
     out = [head]
     if 0 < span.line <= len(lines):
-        out.append(_snippet(lines[span.line - 1], span.line, span.col, _caret_len(diag, lines), paint, diag.severity))
+        out.append(_snippet(lines.shown(span.line), span.line, span.col, _caret_len(diag, lines), paint, diag.severity))
     if diag.hint:
         gutter = " " * (len(str(span.line)) + 2)  # `=` under the `|` of the snippet's gutter
-        out.append(f"{gutter}{paint.dim('= hint:')} {diag.hint}\n")
+        out.append(f"{gutter}{paint.dim('= hint:')} {visible(diag.hint, lines=True)}\n")
     return "".join(out)
 
 
-def _caret_len(diag: Diagnostic, lines: list[str]) -> int:
+def _caret_len(diag: Diagnostic, lines: _Lines) -> int:
     span = diag.span
     if span.end_line == span.line:
         return max(1, span.end_col - span.col)
-    return max(1, len(lines[span.line - 1]) - span.col + 1)
+    return max(1, lines.length(span.line) - span.col + 1)
 
 
 def _snippet(line: str, number: int, col: int, length: int, paint: _Painter, severity: Severity) -> str:
     gutter = " " * len(str(number))
-    shown = line.replace("\t", " ").rstrip("\r")
-    before = _width(shown[: col - 1])
-    under = max(1, _width(shown[col - 1 : col - 1 + length]))
-    caret = paint.color(" " * before + "^" * under, severity)
+    first = col - 1
+    start, end = _window(len(line), first, length)
+    cut = min(first + length, end)
+    left, right = ("…" if start > 0 else ""), ("…" if end < len(line) else "")
+    before, marked, after = (visible(line[a:b]) for a, b in ((start, first), (first, cut), (cut, end)))
+    caret = paint.color(" " * _width(left + before) + "^" * max(1, _width(marked)), severity)
+    shown = left + before + marked + after + right
     return f" {gutter} {paint.dim('|')}\n {number} {paint.dim('|')} {shown}\n {gutter} {paint.dim('|')} {caret}\n"
+
+
+def _window(size: int, first: int, length: int) -> tuple[int, int]:
+    """The part of a line of `size` characters to show for a finding at index `first`: all of a short line, else
+    EXCERPT_COLUMNS around it (from a little before it)."""
+    if size <= EXCERPT_COLUMNS:
+        return 0, size
+    start = max(0, min(first - _CONTEXT_COLUMNS, size - EXCERPT_COLUMNS))
+    return start, start + EXCERPT_COLUMNS
 
 
 def _width(text: str) -> int:
@@ -147,7 +188,7 @@ _SARIF_LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.
 
 
 def _github_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return visible(text, lines=True).replace("%", "%25").replace("\n", "%0A")
 
 
 def _github_property(text: str) -> str:

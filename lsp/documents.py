@@ -25,7 +25,9 @@ from lobsterlang.query.names import (
     steps_overlapping,
 )
 from lobsterlang.query.recover import compile_recovering
+from lobsterlang.reading import special_kind
 from lobsterlang.record import replace
+from lobsterlang.syntax.source import over_limit, read_source
 from lsp.positions import UTF16, PositionMap
 
 WORKSPACE_SUFFIXES = (".lobster", ".lobster.yaml", ".lobster.yml", ".lobster.json")
@@ -229,11 +231,23 @@ class Documents:
 
 
 def workspace_files(roots: list[str]) -> Iterator[Path]:
-    """Every workflow file under the workspace folders, skipping hidden and dependency folders."""
+    """Every workflow file under the workspace folders, skipping hidden and dependency folders, and names
+    that are not regular files (a FIFO, a device: reading one could block the server)."""
     for root in roots:
         for folder, dirs, files in os.walk(root):
             dirs[:] = [d for d in dirs if not d.startswith(".") and d not in _SKIPPED_DIRS]
-            yield from (Path(folder) / f for f in files if f.endswith(WORKSPACE_SUFFIXES))
+            for name in files:
+                if name.endswith(WORKSPACE_SUFFIXES) and special_kind(path := Path(folder) / name) is None:
+                    yield path
+
+
+def disk_text(path: Path) -> str | None:
+    """The text of a file that is not open in the editor: None unless it is a regular UTF-8 file within the input limit."""
+    try:
+        data = read_source(path)
+        return None if over_limit(data) else data.decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def uri_of(path: Path | str) -> str:

@@ -34,7 +34,7 @@ def whole_document(analysis: Analysis) -> list[types.TextEdit] | None:
         return None
     if formatted == analysis.text:
         return []
-    if not verified(workflow, formatted, analysis.path):
+    if not verified(workflow, formatted, analysis.path, analysis.text):
         return None
     return [types.TextEdit(analysis.positions.range(0, len(analysis.text)), formatted)]
 
@@ -52,7 +52,7 @@ def steps_in_range(analysis: Analysis, start: int, end: int) -> list[types.TextE
     text = analysis.text
     for span, new in sorted(replacements, key=lambda r: r[0].start, reverse=True):
         text = text[: span.start] + new + text[span.end :]
-    if not verified(workflow, text, analysis.path):
+    if not verified(workflow, text, analysis.path, analysis.text):
         return None
     return [types.TextEdit(analysis.positions.range(s.start, s.end), new) for s, new in replacements
             if analysis.text[s.start : s.end] != new]

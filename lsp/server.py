@@ -7,7 +7,7 @@ import itertools
 import logging
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
@@ -18,7 +18,8 @@ from pygls.uris import to_fs_path
 
 from lobsterlang import __version__
 from lsp.convert import Capabilities, diagnostic
-from lsp.documents import Analysis, Documents, uri_of, workspace_files
+from lsp.documents import Analysis, Documents, disk_text, uri_of, workspace_files
+from lsp.wire import serve_stdio
 
 DEBOUNCE_SECONDS = 0.2
 INDEX_LIMIT = 5000
@@ -60,19 +61,27 @@ class LobsterServer(LanguageServer):
         """When each document's diagnostics are due (monotonic seconds), until they are sent."""
 
     def current(self, uri: str) -> Analysis:
-        """The analysis of the document's current text."""
-        document = self.workspace.get_text_document(uri)
-        return self.documents.analysis(uri, document.source, document.version)
+        """The analysis of the document's current text (of what is on disk, read bounded, for a document that
+        is not open: empty when that is not a readable workflow file)."""
+        document = self.workspace.text_documents.get(uri)
+        if document is not None:
+            return self.documents.analysis(uri, document.source, document.version)
+        path = to_fs_path(uri)
+        return self.documents.analysis(uri, (disk_text(Path(path)) if path else None) or "", None)
+
+    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+        """Serve on stdio with the bounded loop of `lsp.wire` (pygls's own ends on some bad input)."""
+        serve_stdio(self, stdin, stdout)
 
     def analysis_of(self, path: Path) -> Analysis | None:
-        """The analysis of a workspace file: its editor text when it is open, else what is on disk."""
+        """The analysis of a workspace file: its editor text when it is open, else what is on disk (None when
+        that is not a regular UTF-8 file within the input limit: a FIFO or a device is never read)."""
         uri = uri_of(path)
-        try:
-            document = self.workspace.get_text_document(uri)
-            text = document.source
-        except (OSError, UnicodeDecodeError):
-            return None
-        return self.documents.analysis(uri, text, document.version)
+        document = self.workspace.text_documents.get(uri)
+        if document is not None:
+            return self.documents.analysis(uri, document.source, document.version)
+        text = disk_text(path)
+        return None if text is None else self.documents.analysis(uri, text, None)
 
     async def index_workspace(self) -> None:
         """Compile every workflow file of the workspace once, between requests, so that the first rename or

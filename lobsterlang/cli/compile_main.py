@@ -7,10 +7,11 @@ import sys
 
 from lobsterlang.cli.files import workflow_source, write_atomic
 from lobsterlang.cli.output import print_diagnostics
-from lobsterlang.compile import CompileResult, compile_pipeline, compile_workflow
+from lobsterlang.compile import CompileResult, compile_pipeline, compile_workflow, finish
 from lobsterlang.diagnostics import has_errors
 from lobsterlang.ir_codec import to_json
 from lobsterlang.report import Report
+from lobsterlang.syntax.source import decode_source, read_source_stream
 
 _CHOICES = {"--format": ("text", "json"), "--color": ("auto", "always", "never")}
 _VALUED = ("--pipeline", "--stdin-filename", *_CHOICES)
@@ -18,9 +19,13 @@ _VALUED = ("--pipeline", "--stdin-filename", *_CHOICES)
 
 def compile_input(pipeline_text: str | None, source: tuple[bytes, str] | None) -> tuple[CompileResult[object], str]:
     """Compile the pipeline text, or else the workflow source (bytes and name); returns the name too."""
+    if pipeline_text == "-":  # `--pipeline -` reads stdin
+        decoded, problems = decode_source(read_source_stream())
+        if problems:
+            return finish(None, problems, decoded.text, False), "<pipeline>"
+        pipeline_text = decoded.text
     if pipeline_text is not None:
-        text = sys.stdin.read() if pipeline_text == "-" else pipeline_text  # `--pipeline -` reads stdin
-        return compile_pipeline(text), "<pipeline>"  # type: ignore[return-value]
+        return compile_pipeline(pipeline_text), "<pipeline>"  # type: ignore[return-value]
     assert source is not None
     data, path = source
     return compile_workflow(data, path), path  # type: ignore[return-value]

@@ -4,35 +4,37 @@ from __future__ import annotations
 
 import difflib
 import json
-import os
-import sys
 from pathlib import Path
 
 import click
 
 from lobsterlang import ir
 from lobsterlang.cli.completion import complete_paths
-from lobsterlang.cli.files import workflows_under, write_atomic
+from lobsterlang.cli.files import FileChanged, file_digest, read_only, say_skipped, workflows_under, write_atomic
 from lobsterlang.cli.fmt_jobs import Job, converted_name, examine_all, examine_bytes
 from lobsterlang.cli.options import COLOR_OPTION, FORMAT_OPTION, MAX_INPUT_BYTES_OPTION
 from lobsterlang.cli.output import print_diagnostics
+from lobsterlang.cli.usage import workflow_path_problem
 from lobsterlang.compile import WORKFLOW_SUFFIXES
 from lobsterlang.config_file import ConfigError
 from lobsterlang.fmt.api import emit, is_json_path
 from lobsterlang.fmt.config import style_for
 from lobsterlang.ir_codec import from_json
 from lobsterlang.report import Report
+from lobsterlang.syntax.source import limit_message, over_limit, read_source, read_source_stream
+from lobsterlang.terminal import visible
 
 
 class _Options:
     """How to treat each file: check only, print a diff, convert JSON to YAML; how to print diagnostics."""
 
-    def __init__(self, check: bool, diff: bool, to_yaml: bool, fmt: str, color: str) -> None:
+    def __init__(self, check: bool, diff: bool, to_yaml: bool, fmt: str, color: str, force: bool = False) -> None:
         self.check = check
         self.diff = diff
         self.to_yaml = to_yaml
         self.fmt = fmt
         self.color = color
+        self.force = force
 
     @property
     def writes(self) -> bool:
@@ -46,19 +48,21 @@ class _Options:
 @click.option("--stdin-filename", metavar="NAME", help="Name for `-` in messages (a .json name keeps JSON).")
 @click.option("--to", "to", type=click.Choice(["yaml"]), help="Convert JSON workflow files to YAML (`x.json` becomes `x.lobster`).")
 @click.option("--from-ir", "from_ir", metavar="IR_JSON", help="Print a canonical .lobster file for IR JSON (`-`: stdin).")
+@click.option("--force", is_flag=True, help="Also rewrite read-only files (by default they are reported and left alone).")
 @FORMAT_OPTION
 @COLOR_OPTION
 @MAX_INPUT_BYTES_OPTION
 @click.pass_context
 def fmt_command(
     ctx: click.Context, paths: tuple[str, ...], check: bool, show_diff: bool, stdin_filename: str | None,
-    to: str | None, from_ir: str | None, fmt: str, color: str,
+    to: str | None, from_ir: str | None, force: bool, fmt: str, color: str,
 ) -> None:
     """Format workflow files in place: PATHS are files and directories (`-`: stdin to stdout).
 
     Directories are searched for *.lobster* files and for .yaml, .yml and .json files that are
     Lobster workflows (a top-level `steps:` list), skipping .gitignore'd paths. A file with compile errors is
-    never rewritten: its errors are reported. Exit 0 when done (or, with --check, when nothing
+    never rewritten: its errors are reported, and neither is a read-only file (without --force) or a
+    file that changed while it was being formatted. Exit 0 when done (or, with --check, when nothing
     would change), 1 when a file would change under --check or --diff or has errors, 2 on usage errors.
     """
     if from_ir is not None:
@@ -67,7 +71,7 @@ def fmt_command(
         ctx.exit(_from_ir(from_ir))
     if not paths:
         raise click.UsageError("give PATHS to format, or `-` to format stdin")
-    options = _Options(check, show_diff, to == "yaml", fmt, color)
+    options = _Options(check, show_diff, to == "yaml", fmt, color, force)
     if "-" in paths:
         if len(paths) > 1:
             raise click.UsageError("`-` (stdin) cannot be combined with other PATHS")
@@ -85,13 +89,15 @@ def _collect(paths: tuple[str, ...]) -> list[Path]:
     for name in paths:
         path = Path(name)
         if path.is_dir():
-            found.update(dict.fromkeys(workflows_under(path)))
+            files, skipped = workflows_under(path)
+            say_skipped("fmt", skipped)
+            found.update(dict.fromkeys(files))
         elif path.is_file():
             if path.suffix.lower() not in WORKFLOW_SUFFIXES:
                 raise click.UsageError(f"{name}: Workflow file must end in .lobster, .yaml, .yml, or .json")
             found[path] = None
         else:
-            raise click.UsageError(f"{name}: no such file or directory")
+            raise click.UsageError(workflow_path_problem(name) or f"{name}: no such file or directory")
     return list(found)
 
 
@@ -103,9 +109,9 @@ def _report(job: Job, options: _Options) -> str:
         if options.diff:
             click.echo(_unified_diff(job.source, job.text, job.path, job.target), nl=False)
         if options.check:
-            click.echo(f"would reformat {job.path}")
+            click.echo(visible(f"would reformat {job.path}"))
         if options.writes:
-            return _write(job)
+            return _write(job, options.force)
     return job.outcome
 
 
@@ -113,21 +119,40 @@ def _print_failure(job: Job, options: _Options) -> None:
     if job.errors:
         print_diagnostics([Report(job.path, job.source, job.errors)], options.fmt, options.color)
     else:
-        click.echo(job.message, err=True)
+        _say(job.message)
 
 
-def _write(job: Job) -> str:
+def _write(job: Job, force: bool) -> str:
+    """Write the formatted text (through a symlink, not over it), unless the file is read-only (without
+    `force`) or changed since it was read; converting JSON to YAML removes the JSON file."""
     converting = job.target != job.path
     if converting and Path(job.target).exists():
-        click.echo(f"{job.path}: not converted: {job.target} already exists", err=True)
+        _say(f"{job.path}: not converted: {job.target} already exists")
         return "failed"
-    write_atomic(os.path.realpath(job.target), job.text)  # through a symlink, not over it
+    if not force and read_only(job.path):
+        _say(f"{job.path}: not formatted: the file is read-only (--force rewrites it)")
+        return "failed"
+    try:
+        if converting:
+            if file_digest(job.path) != job.read_digest:
+                raise FileChanged(job.path)
+            write_atomic(job.target, job.text)
+        else:
+            write_atomic(job.path, job.text, read_digest=job.read_digest)
+    except FileChanged:
+        _say(f"{job.path}: not formatted: it changed while it was being formatted (run lobster fmt again)")
+        return "failed"
     if converting:
         Path(job.path).unlink()
-        click.echo(f"converted {job.path} -> {job.target}", err=True)
+        _say(f"converted {job.path} -> {job.target}")
     else:
-        click.echo(f"reformatted {job.path}", err=True)
+        _say(f"reformatted {job.path}")
     return "changed"
+
+
+def _say(line: str) -> None:
+    """A line on stderr, control characters made visible (file names and messages hold any text)."""
+    click.echo(visible(line), err=True)
 
 
 def _unified_diff(old: str, new: str, path: str, target: str) -> str:
@@ -140,9 +165,9 @@ def _format_stdin(name: str, options: _Options) -> int:
     try:
         style = style_for(Path(name if name != "<stdin>" else "stdin.lobster"))
     except ConfigError as exc:
-        click.echo(f"{name}: not formatted: {exc}", err=True)
+        _say(f"{name}: not formatted: {exc}")
         return 1
-    data = sys.stdin.buffer.read()
+    data = read_source_stream()
     job = examine_bytes(data, name, target, not (options.check or options.diff), style)
     if job.outcome == "failed":
         _print_failure(job, options)
@@ -153,7 +178,7 @@ def _format_stdin(name: str, options: _Options) -> int:
         return 1
     if options.check:
         if changed:
-            click.echo(f"would reformat {name}")
+            click.echo(visible(f"would reformat {name}"))
         return 1 if changed else 0
     if not options.diff:
         click.echo(job.text if changed else data.decode("utf-8"), nl=False)
@@ -163,16 +188,19 @@ def _format_stdin(name: str, options: _Options) -> int:
 def _from_ir(source: str) -> int:
     """Print the canonical .lobster text of a Workflow IR JSON file."""
     try:
-        raw = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
+        raw = read_source_stream() if source == "-" else read_source(source)
     except OSError as exc:
         raise click.UsageError(f"cannot read {source}: {exc.strerror or exc}") from None
+    if over_limit(raw):
+        _say(f"{source}: not valid IR JSON: {limit_message()}")
+        return 1
     try:
         workflow = from_json(json.loads(raw))
-    except (ValueError, TypeError) as exc:
-        click.echo(f"{source}: not valid IR JSON: {exc}", err=True)
+    except (ValueError, TypeError, RecursionError) as exc:
+        _say(f"{source}: not valid IR JSON: {exc}")
         return 1
     if not isinstance(workflow, ir.Workflow):
-        click.echo(f"{source}: the IR is a {type(workflow).__name__}, not a Workflow", err=True)
+        _say(f"{source}: the IR is a {type(workflow).__name__}, not a Workflow")
         return 1
     click.echo(emit(workflow), nl=False)
     return 0

@@ -6,6 +6,7 @@ from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from pathlib import Path
 
+from lobsterlang.cli.files import digest
 from lobsterlang.config_file import ConfigError
 from lobsterlang.cpus import usable_cpus
 from lobsterlang.diagnostics import Diagnostic
@@ -13,6 +14,7 @@ from lobsterlang.fmt.api import FormatError, format_parsed, is_json_path, parse,
 from lobsterlang.fmt.config import style_for
 from lobsterlang.fmt.style import DEFAULT_STYLE, Style
 from lobsterlang.record import Record
+from lobsterlang.syntax.source import read_source
 
 PARALLEL_FROM = 24
 """Fewer files than this are formatted in this process: starting workers would cost more."""
@@ -23,7 +25,8 @@ class Job(Record):
 
     `source` is the file's text (for diffs and error snippets); `text` the formatted text when
     it changed; `target` where it goes (a JSON file converted to YAML gets a new name);
-    `errors` the compile errors, or `message` another reason it failed.
+    `errors` the compile errors, or `message` another reason it failed; `read_digest` the digest of the
+    bytes read, so that writing can check the file did not change meanwhile.
     """
 
     path: str
@@ -33,6 +36,7 @@ class Job(Record):
     text: str = ""
     errors: tuple[Diagnostic, ...] = ()
     message: str = ""
+    read_digest: str = ""
 
 
 def converted_name(path: str) -> str:
@@ -55,7 +59,7 @@ def examine(path: str, *, to_yaml: bool, verify: bool) -> Job:
     """Format one file without writing it; with `verify`, check the result means what the file means."""
     target = converted_name(path) if to_yaml and is_json_path(path) else path
     try:
-        data = Path(path).read_bytes()
+        data = read_source(path)
         style = style_for(Path(path))
     except OSError as exc:
         return Job(path, target, "failed", message=f"{path}: cannot read: {exc.strerror or exc}")
@@ -76,7 +80,7 @@ def examine_bytes(data: bytes, path: str, target: str, verify: bool, style: Styl
     if target == path and text.encode("utf-8") == data:
         return Job(path, target, "unchanged")
     source = data.decode("utf-8-sig", "replace")
-    if verify and not verified(workflow, text, target):
-        message = f"{path}: not formatted: the result would not mean the same (a formatter bug; please report it)"
+    if verify and not verified(workflow, text, target, source):
+        message = f"{path}: not formatted: the result would change what it means or lose a comment (a formatter bug; please report it)"
         return Job(path, target, "failed", source, message=message)
-    return Job(path, target, "changed", source, text)
+    return Job(path, target, "changed", source, text, read_digest=digest(data))

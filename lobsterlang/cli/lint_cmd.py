@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,9 +11,10 @@ import click
 
 from lobsterlang import __version__
 from lobsterlang.cli.completion import complete_paths
-from lobsterlang.cli.files import workflows_under, write_atomic
+from lobsterlang.cli.files import FileChanged, digest, read_only, say_skipped, workflows_under, write_atomic
 from lobsterlang.cli.options import COLOR_OPTION, MAX_INPUT_BYTES_OPTION
 from lobsterlang.cli.output import use_color
+from lobsterlang.cli.usage import workflow_path_problem
 from lobsterlang.compile import WORKFLOW_SUFFIXES
 from lobsterlang.diagnostics import Diagnostic, Severity
 from lobsterlang.lint import Config, ConfigError, FileResult, Source, all_rules, find_config, lint_sources, load_config
@@ -26,7 +26,8 @@ from lobsterlang.lint.locate import fingerprint
 from lobsterlang.lint.rules.shellcheck import binary as shellcheck_binary
 from lobsterlang.record import Record, replace
 from lobsterlang.report import Report, RuleInfo, render_github, render_json, render_sarif, render_text, summary
-from lobsterlang.syntax.source import MAX_INPUT_BYTES_ENV
+from lobsterlang.syntax.source import MAX_INPUT_BYTES_ENV, read_source, read_source_stream
+from lobsterlang.terminal import visible
 
 _MAX_FIX_ROUNDS = 8
 _FAMILIES = {"E": "file", "P": "pipeline-syntax", "X": "condition-syntax", "S": "schema", "W": "ignored-by-runtime"}
@@ -43,26 +44,29 @@ class CompileRule(Record):
 
 
 def collect(paths: tuple[str, ...], exclude: tuple[str, ...] = ()) -> Iterator[str]:
-    """Files to lint: explicit files as given; directories searched for workflows (`files.workflows_under`)."""
+    """Files to lint: explicit files as given; directories searched for workflows (`files.workflows_under`;
+    what is not a regular file there is skipped, with a line on stderr)."""
     for raw in paths:
         path = Path(raw)
         if raw == "-":
             yield raw
         elif path.is_dir():
-            yield from (str(p) for p in workflows_under(path, exclude))
+            found, skipped = workflows_under(path, exclude)
+            say_skipped("lint", skipped)
+            yield from (str(p) for p in found)
         elif path.is_file():
             if path.suffix.lower() not in WORKFLOW_SUFFIXES:
                 raise click.UsageError(f"{raw}: Workflow file must end in .lobster, .yaml, .yml, or .json")
             yield raw
         else:
-            raise click.UsageError(f"{raw}: no such file or directory")
+            raise click.UsageError(workflow_path_problem(raw) or f"{raw}: no such file or directory")
 
 
 def _read(path: str, stdin_filename: str | None) -> Source:
     if path == "-":
-        return Source(stdin_filename or "<stdin>", sys.stdin.buffer.read())
+        return Source(stdin_filename or "<stdin>", read_source_stream())
     try:
-        return Source(path, Path(path).read_bytes())
+        return Source(path, read_source(path))
     except OSError as exc:
         raise click.UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
 
@@ -274,13 +278,28 @@ def _text(source: Source) -> str:
 
 
 def _fix_one(source: Source, config: Config, streamed: bool, unsafe: bool) -> tuple[Source, Counter[str]]:
-    """Fix one source: write the file back, or print stdin/--pipeline text (fixed or not) on stdout."""
+    """Fix one source: write the file back (through a symlink, unless it is read-only or changed since it was
+    read: then it is left as it is), or print stdin/--pipeline text (fixed or not) on stdout."""
     after, codes = fix_source(source, config, unsafe)
     if streamed:
         click.echo(_text(after), nl=source.pipeline)
-    elif codes:
-        write_atomic(source.path, _text(after))
+        return after, codes
+    if not codes:
+        return after, codes
+    problem = "the file is read-only (make it writable to fix it)" if read_only(source.path) else None
+    if problem is None:
+        try:
+            write_atomic(source.path, _text(after), read_digest=digest(_bytes(source)))
+        except FileChanged:
+            problem = "it changed while it was being fixed (run lobster lint --fix again)"
+    if problem is not None:
+        click.echo(visible(f"lobster lint: {source.path}: not fixed: {problem}"), err=True)
+        return source, Counter()
     return after, codes
+
+
+def _bytes(source: Source) -> bytes:
+    return source.data if isinstance(source.data, bytes) else source.data.encode("utf-8")
 
 
 def _diff(sources: list[Source], config: Config, unsafe: bool) -> int:

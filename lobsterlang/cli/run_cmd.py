@@ -11,6 +11,7 @@ import sys
 
 from lobsterlang.cli.usage import USAGE_EXIT, did_you_mean, print_usage_error, workflow_path_problem
 from lobsterlang.compile import WORKFLOW_SUFFIXES
+from lobsterlang.syntax.source import limit_message, over_limit, read_source_stream
 
 RUN_USAGE = "[--mode human|tool] [--dry-run] [--raw-args] [--approval-ttl D] [--backend URL [--detach]] [--args-json JSON] ('<pipeline>' | FILE | --file FILE | -)"
 _VALUED = ("mode", "file", "args-json", "approval-ttl", "max-output-bytes", "backend")
@@ -181,7 +182,15 @@ def _run_parsed(parsed: RunArgs, whole_process: bool) -> int:
             return finish(_run_workflow(path, parsed))
     from lobsterlang.interpret.pipeline.frontend import run_pipeline_text
 
-    text = sys.stdin.read() if parsed.words == ["-"] else parsed.text
+    text = parsed.text
+    if parsed.words == ["-"]:
+        data = read_source_stream()
+        if over_limit(data):
+            from lobsterlang.interpret.errors import UsageError
+            from lobsterlang.interpret.pipeline.frontend import report_error
+
+            return report_error(UsageError(limit_message("stdin")), parsed.mode, sys.stdout, sys.stderr)
+        text = data.decode("utf-8", "replace")
     if not whole_process:
         return run_pipeline_text(text, parsed.mode, dry_run=parsed.dry_run)
     from lobsterlang.interpret.pipeline.teardown import ending_the_process

@@ -11,9 +11,13 @@ def tool_main(workspace: str | None) -> int:
     from lobsterlang.interpret.envelope import error_envelope
     from lobsterlang.interpret.pipeline.frontend import print_envelope
     from lobsterlang.interpret.toolcall import call_tool
+    from lobsterlang.syntax.source import limit_message, over_limit, read_source_stream
 
+    data = read_source_stream()
+    if over_limit(data):
+        return print_envelope(sys.stdout, error_envelope("parse_error", limit_message("tool request")))
     try:
-        request = json.loads(sys.stdin.read())
+        request = json.loads(data)
     except (ValueError, UnicodeDecodeError):
         return print_envelope(sys.stdout, error_envelope("parse_error", "tool request must be valid JSON"))
     except RecursionError:

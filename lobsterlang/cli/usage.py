@@ -6,6 +6,7 @@ import os
 import sys
 
 from lobsterlang.compile import WORKFLOW_SUFFIXES
+from lobsterlang.reading import special_kind
 
 USAGE_EXIT = 2
 EXTENSION_PROBLEM = "Workflow file must end in .lobster, .yaml, .yml, or .json"
@@ -19,6 +20,9 @@ def workflow_path_problem(path: str) -> str | None:
         return f"{path}: {EXTENSION_PROBLEM}"
     if not os.path.exists(path):
         return f"{path}: no such file or directory"
+    special = special_kind(path)
+    if special is not None:
+        return f"{path}: {special}, not a regular file"
     return None
 
 

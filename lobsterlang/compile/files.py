@@ -17,7 +17,7 @@ from lobsterlang.gcpause import collector_paused
 from lobsterlang.span import LineIndex
 from lobsterlang.syntax.jsonload import compose_json
 from lobsterlang.syntax.nodes import NestingError, check_graph, needs_graph_check, nesting_diagnostic
-from lobsterlang.syntax.source import decode_source
+from lobsterlang.syntax.source import decode_source, text_problems
 from lobsterlang.syntax.yamlload import compose_yaml
 
 Composed = tuple[yaml.Node | None, LineIndex]
@@ -44,6 +44,9 @@ def _compile(source: str | bytes, path: str, strict: bool, *, keeps_tree: bool) 
             return finish(None, problems, decoded.text, strict), None
         text, index = decoded.text, decoded.index
     else:
+        problems = text_problems(source)
+        if problems:
+            return finish(None, problems, source, strict), None
         text, index = source, LineIndex(source)
     is_json = PurePath(path).suffix.lower() == ".json"
     has_aliases_or_tags = needs_graph_check(text)

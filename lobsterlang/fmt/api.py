@@ -12,7 +12,7 @@ from lobsterlang.fmt.comments import header_gap, with_comments
 from lobsterlang.fmt.document import step_document, workflow_document
 from lobsterlang.fmt.json_out import json_text
 from lobsterlang.fmt.layout import INDENT, Path, document_layout, item_layout
-from lobsterlang.fmt.meaning import same_meaning
+from lobsterlang.fmt.meaning import same_comments, same_meaning
 from lobsterlang.fmt.style import DEFAULT_STYLE, Style
 from lobsterlang.record import Record
 from lobsterlang.span import LineIndex, Span
@@ -93,10 +93,17 @@ def emit(workflow: ir.Workflow) -> str:
     return format_workflow(workflow)
 
 
-def verified(workflow: ir.Workflow, text: str, path: str) -> bool:
-    """Whether `text` compiles to a workflow meaning exactly what `workflow` means."""
+def verified(workflow: ir.Workflow, text: str, path: str, source: str | None = None) -> bool:
+    """Whether `text` compiles to a workflow meaning exactly what `workflow` means, with the same comments.
+
+    Comments are compared twice: as the compiler finds them (each one's text, wherever it went), and,
+    given the `source` text, by a count that owes nothing to the compiler: the result holds at least as many
+    `#` as the source (a comment the compiler failed to see cannot be dropped unnoticed).
+    """
     result = compile_workflow(text, path)
-    return result.ok and result.ir is not None and same_meaning(workflow, result.ir)
+    if not result.ok or result.ir is None or not same_meaning(workflow, result.ir):
+        return False
+    return same_comments(workflow, result.ir) and (source is None or text.count("#") >= source.count("#"))
 
 
 def format_step(source: str, path: str, step_id: str, *, style: Style = DEFAULT_STYLE) -> tuple[Span, str]:

@@ -25,6 +25,12 @@ def same_meaning(a: ir.Workflow, b: ir.Workflow) -> bool:
     return meaning(a) == meaning(b)
 
 
+def same_comments(a: ir.Workflow, b: ir.Workflow) -> bool:
+    """Whether both hold the same comments (their texts, in any order: the formatter may move a comment, never drop
+    or change one)."""
+    return sorted(c.text.rstrip() for c in a.comments) == sorted(c.text.rstrip() for c in b.comments)
+
+
 def _strip(value: Any) -> Any:
     if isinstance(value, tuple):
         return [_strip(item) for item in value]

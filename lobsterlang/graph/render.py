@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from lobsterlang.graph.model import Graph
+from lobsterlang.terminal import visible
 
 _NOT_KEY = re.compile(r"[^A-Za-z0-9_]")
 _MERMAID_ESCAPES = {
@@ -94,7 +95,7 @@ def render_ascii(graph: Graph) -> str:
         lines.append(f"- {node.id} [{node.kind_text}] ({details})" if details else f"- {node.id} [{node.kind_text}]")
     lines += ["", "Edges:"]
     lines += [f"- {e.source} -> {e.target} ({e.label})" for e in graph.edges] or ["- (none)"]
-    return "\n".join(lines)
+    return visible("\n".join(lines), lines=True)  # text for a terminal: control characters from the file escaped
 
 
 RENDERERS = {"mermaid": render_mermaid, "dot": render_dot, "ascii": render_ascii}

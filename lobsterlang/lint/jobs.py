@@ -12,6 +12,7 @@ from pathlib import Path
 
 from lobsterlang.cpus import usable_cpus
 from lobsterlang.gcpause import collector_paused
+from lobsterlang.lint.cache_files import open_folder
 from lobsterlang.lint.cached import Known, cached_results, finish_cached, prepare_cached
 from lobsterlang.lint.config import Config
 from lobsterlang.lint.engine import FileResult, Prepared, Source
@@ -40,10 +41,11 @@ def lint_in_parallel(sources: list[Source], config: Config, cache_dir: Path | No
 
 
 def _open(cache_dir: Path, config: Config, reuse_findings: bool) -> LintCache:
+    folder = open_folder(cache_dir)
     program = shellcheck.binary() if config.shellcheck and config.selects("L310") else None
-    version = None if program is None else shellcheck_version(cache_dir, program)
+    version = None if program is None else shellcheck_version(folder, program)
     flags = "" if version is None else " ".join(shellcheck.options(version))
-    return open_cache(cache_dir, repr(config), version, flags, reuse_findings)
+    return open_cache(folder, repr(config), version, flags, reuse_findings)
 
 
 def _lint_all(sources: list[Source], config: Config, cache: LintCache | None, keep_ir: bool) -> list[FileResult]:

@@ -1,4 +1,8 @@
-"""The persistent lint cache: one entry per linted file, holding its findings and its scripts' shellcheck comments."""
+"""The persistent lint cache: one entry per linted file, holding its findings and its scripts' shellcheck comments.
+
+The files live in a `CacheFolder` (`cache_files`): private, sealed with a per-user key, read bounded; an
+entry that fails any check is a miss.
+"""
 
 from __future__ import annotations
 
@@ -7,18 +11,18 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from lobsterlang import __version__
 from lobsterlang.diagnostics import Diagnostic, Edit, Fix, Severity
+from lobsterlang.lint.cache_files import CacheFolder
 from lobsterlang.span import Span
 from lobsterlang.syntax.source import MAX_INPUT_BYTES_ENV
 
 Comments = list[dict[str, object]]
-FORMAT = "1"
+FORMAT = "2"
 """The entry layout; part of every key, so a new layout never reads an old entry."""
 _DEPENDENCIES = ("PyYAML", "tree-sitter", "tree-sitter-bash")
 """Packages whose versions can change a finding."""
@@ -43,15 +47,16 @@ class Entry:
 
 
 class LintCache:
-    """The cache of one run: its directory, and the identity of everything but the file that decides a finding.
+    """The cache of one run: its folder, and the identity of everything but the file that decides a finding.
 
     Each linted path has one entry file (named by a digest of its absolute path), replaced whole by a
     write to a temporary file and a rename: concurrent runs never see a torn entry, and the cache holds
     at most one entry per file ever linted.
     """
 
-    def __init__(self, root: Path, identity: str, shellcheck: str | None, flags: str = "", reuse_findings: bool = True) -> None:
-        self.root = root
+    def __init__(self, folder: CacheFolder, identity: str, shellcheck: str | None, flags: str = "",
+                 reuse_findings: bool = True) -> None:
+        self.folder = folder
         self.identity = identity
         self.shellcheck = shellcheck
         """shellcheck's `--version` text; None when this run starts no shellcheck."""
@@ -75,30 +80,34 @@ class LintCache:
         An entry is two lines of JSON: the key and the findings, then the script comments, so that
         a hit reads only the first.
         """
+        stored = self.folder.read(self._entry_name(path))
+        if stored is None:
+            return Entry()
         try:
-            head, _, tail = self._entry_path(path).read_bytes().partition(b"\n")
+            head, _, tail = stored.partition(b"\n")
             first = json.loads(head)
             findings = tuple(_decode(d) for d in first["findings"])
             return Entry(first["key"], findings, _checked_scripts(json.loads(tail)) if scripts else None)
-        except (OSError, ValueError, KeyError, TypeError, IndexError):
+        except (ValueError, KeyError, TypeError, IndexError, RecursionError):
             return Entry()
 
     def store(self, path: str, key: str | None, findings: tuple[Diagnostic, ...], scripts: dict[str, Comments]) -> None:
         """Replace the entry for `path`; `key` None keeps only the script comments."""
         head = {"key": key, "findings": [_encode(d) for d in findings] if key else []}
         text = json.dumps(head, separators=(",", ":")) + "\n" + json.dumps(scripts, separators=(",", ":"))
-        write_atomic(self._entry_path(path), text)
+        self.folder.write(self._entry_name(path), text.encode("utf-8", "surrogatepass"))
 
-    def _entry_path(self, path: str) -> Path:
+    def _entry_name(self, path: str) -> str:
         name = _digest(os.path.abspath(path).encode("utf-8", "surrogatepass"))
-        return self.root / name[:2] / f"{name}.json"
+        return f"{name[:2]}/{name}.json"
 
 
-def open_cache(root: Path, config_repr: str, shellcheck: str | None, flags: str, reuse_findings: bool = True) -> LintCache:
-    """The cache at `root` for a run with this configuration (its repr), shellcheck version (None: no
+def open_cache(folder: CacheFolder, config_repr: str, shellcheck: str | None, flags: str,
+               reuse_findings: bool = True) -> LintCache:
+    """The cache in `folder` for a run with this configuration (its repr), shellcheck version (None: no
     shellcheck) and options."""
     parts = (FORMAT, code_fingerprint(), config_repr, os.environ.get(MAX_INPUT_BYTES_ENV, ""), str(shellcheck), flags)
-    return LintCache(root, "\0".join(parts), shellcheck, flags, reuse_findings)
+    return LintCache(folder, "\0".join(parts), shellcheck, flags, reuse_findings)
 
 
 @cache
@@ -129,25 +138,22 @@ def modules_fingerprint(package: Path) -> str:
     return _digest(*(f.encode() for f in sorted(files)))
 
 
-def shellcheck_version(root: Path | None, program: str) -> str:
-    """shellcheck's `--version` text, remembered under `root` (when given) per binary (path, size, mtime):
+def shellcheck_version(folder: CacheFolder | None, program: str) -> str:
+    """shellcheck's `--version` text, remembered in `folder` (when given) per binary (path, size, mtime):
     a warm run starts no shellcheck."""
     try:
         resolved = Path(program).resolve()
         stat = resolved.stat()
     except OSError:
         return _ask_version(program)
-    if root is None:
+    if folder is None:
         return _version_of(str(resolved), stat.st_size, stat.st_mtime_ns)
-    path = root / "versions" / (_digest(f"{resolved}\0{stat.st_size}\0{stat.st_mtime_ns}".encode()) + ".txt")
-    try:
-        known = path.read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeDecodeError):
-        known = ""
+    name = "versions/" + _digest(f"{resolved}\0{stat.st_size}\0{stat.st_mtime_ns}".encode()) + ".txt"
+    known = (folder.read(name) or b"").decode("utf-8", "replace").strip()
     if known:
         return known
     found = _ask_version(program)
-    write_atomic(path, found)
+    folder.write(name, found.encode("utf-8", "replace"))
     return found
 
 
@@ -163,28 +169,6 @@ def _ask_version(program: str) -> str:
     except OSError:
         return f"unknown:{program}"
     return proc.stdout.strip() or f"unknown:{program}"
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write `text` to a temporary file beside `path`, then rename it over `path`. Best effort: a cache
-    that cannot be written only costs time."""
-    try:
-        _make_dir(path.parent)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-    except OSError:
-        return
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(tmp, path)
-    except OSError:
-        Path(tmp).unlink(missing_ok=True)
-
-
-@cache
-def _make_dir(folder: Path) -> None:
-    """Once per folder and process: most entries go to folders made already."""
-    folder.mkdir(parents=True, exist_ok=True)
 
 
 _COMMENT_FIELDS = {"line": int, "column": int, "endLine": int, "endColumn": int, "code": int, "level": str, "message": str}

@@ -168,7 +168,7 @@ def _scalar_range(node: yaml.ScalarNode, text: str) -> tuple[int, int]:
 def _scan_gap(text: str, start: int, end: int, out: list[tuple[int, int]]) -> None:
     pos = text.find("#", start, end)
     while pos != -1:
-        if pos == 0 or text[pos - 1] in " \t" or text[pos - 1] in LINE_BREAKS:
+        if pos == 0 or text[pos - 1] in " \t" or text[pos - 1] in LINE_BREAKS or (pos == 1 and text[0] == "\ufeff"):
             stop = _line_end(text, pos, end)
             out.append((pos, stop))
             pos = text.find("#", stop, end)

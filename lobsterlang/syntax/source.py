@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import os
+import re
+import sys
+from typing import BinaryIO
 
 from lobsterlang.diagnostics import Diagnostic, Severity
+from lobsterlang.reading import read_file, read_stream
 from lobsterlang.record import Record
 from lobsterlang.span import LineIndex, Span
 
@@ -20,6 +24,27 @@ def max_input_bytes() -> int:
     return int(raw) if raw.isdecimal() and int(raw) > 0 else DEFAULT_MAX_INPUT_BYTES
 
 
+def read_source(path: str | os.PathLike[str]) -> bytes:
+    """A workflow file's bytes, at most the limit plus one (then decoding reports E008); OSError (NotRegularFile
+    for a FIFO or a device) when it cannot be read."""
+    return read_file(path, max_input_bytes())
+
+
+def read_source_stream(stream: BinaryIO | None = None) -> bytes:
+    """What stdin (or `stream`) holds, at most the limit plus one byte: an endless writer is not read to its end."""
+    return read_stream(stream if stream is not None else sys.stdin.buffer, max_input_bytes())
+
+
+def over_limit(data: bytes | str) -> bool:
+    """Whether input read by `read_source*` (or given whole) is over the limit."""
+    return len(data) > max_input_bytes()
+
+
+def limit_message(what: str = "file") -> str:
+    """`file is larger than the limit of N bytes (--max-input-bytes, LOBSTER_MAX_INPUT_BYTES)`."""
+    return f"{what} is larger than the limit of {max_input_bytes():,} bytes (--max-input-bytes, {MAX_INPUT_BYTES_ENV})"
+
+
 class SourceText(Record):
     """Decoded file text and its line index (`text` is empty when decoding failed)."""
 
@@ -29,11 +54,10 @@ class SourceText(Record):
 
 def decode_source(data: bytes) -> tuple[SourceText, list[Diagnostic]]:
     """Decode UTF-8 bytes; report size, binary content and invalid UTF-8 with positions."""
-    limit = max_input_bytes()
-    if len(data) > limit:
+    if over_limit(data):
         return _fail(
             "E008",
-            f"file is {len(data):,} bytes; the limit is {limit:,} (--max-input-bytes, {MAX_INPUT_BYTES_ENV})",
+            limit_message(),
             f"raise it with --max-input-bytes or {MAX_INPUT_BYTES_ENV}, or split the workflow into sub-workflows (`workflow:` steps)",
         )
     nul = data.find(b"\x00")
@@ -46,6 +70,21 @@ def decode_source(data: bytes) -> tuple[SourceText, list[Diagnostic]]:
         shown = data.decode("utf-8", errors="replace")
         return _fail_at(data, exc.start, "E001", message, "save the file as UTF-8", shown)
     return SourceText(text, LineIndex(text)), []
+
+
+_SURROGATE = re.compile(r"[\ud800-\udfff]")  # the escapes are the pattern's: the module's text stays valid UTF-8
+"""A UTF-16 surrogate on its own: text from an editor or a command line can hold one, UTF-8 never does."""
+
+
+def text_problems(text: str) -> list[Diagnostic]:
+    """E001 at the first lone surrogate of already decoded text (it cannot be encoded, so nothing can parse it)."""
+    found = _SURROGATE.search(text)
+    if found is None:
+        return []
+    index = LineIndex(text)
+    span = index.span(found.start(), found.end())
+    message = f"invalid text: a lone surrogate U+{ord(found.group()):04X} at character offset {found.start()}"
+    return [Diagnostic("E001", Severity.ERROR, message, span, hint="remove it: it is half of a UTF-16 surrogate pair, not a character")]
 
 
 def _fail(code: str, message: str, hint: str) -> tuple[SourceText, list[Diagnostic]]:

@@ -14,6 +14,7 @@ from lobsterlang.interpret.errors import LobsterRunError, UsageError
 from lobsterlang.interpret.pipeline.runtime import Mode, PipelineResult, RunContext, describe_plan, lookup, run_pipeline
 from lobsterlang.interpret.signals import cancel_on_signals
 from lobsterlang.interpret.values import stringify
+from lobsterlang.terminal import visible
 
 
 def make_context(mode: Mode, env: Mapping[str, str] | None = None, cwd: str | None = None) -> RunContext:
@@ -89,5 +90,5 @@ def report_error(exc: LobsterRunError, mode: str, out: TextIO, err: TextIO) -> i
         print_envelope(out, error_envelope(exc.error_type, exc.message))
     else:
         label = "Parse error" if exc.error_type == "parse_error" else "Error"
-        err.write(f"{label}: {exc.message}\n")
+        err.write(f"{label}: {visible(exc.message, lines=True)}\n")
     return exc.exit_code

@@ -16,6 +16,7 @@ from lobsterlang.interpret.values import stringify
 from lobsterlang.interpret.workflow.context import Frame, Options, check_required_args, resolve_args
 from lobsterlang.interpret.workflow.errors import WorkflowError, WorkflowUsageError
 from lobsterlang.interpret.workflow.loader import check_path, load_workflow
+from lobsterlang.terminal import visible
 
 
 @dataclass
@@ -35,9 +36,10 @@ class Console:
         if self.tool:
             self.out.write(dump(error_envelope(kind, message)))
         else:
-            self.err.write(message + "\n" if kind == "parse_error" else f"Error: {message}\n")
+            shown = visible(message, lines=True)
+            self.err.write(shown + "\n" if kind == "parse_error" else f"Error: {shown}\n")
             if location is not None:
-                self.err.write(f"  {location}\n")
+                self.err.write(f"  {visible(location)}\n")
         return code
 
     def failed(self, exc: WorkflowError | LobsterRunError) -> int:

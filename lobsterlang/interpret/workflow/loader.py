@@ -11,6 +11,7 @@ from lobsterlang.compile import WORKFLOW_SUFFIXES, compile_workflow
 from lobsterlang.diagnostics import Diagnostic
 from lobsterlang.interpret.confine import outside_message
 from lobsterlang.interpret.workflow.errors import WorkflowError
+from lobsterlang.syntax.source import read_source
 
 LOADER_PREFIXES = ("E", "S")
 """Diagnostic families the reference refuses at load time; X and P problems surface at run time."""
@@ -33,7 +34,7 @@ def check_path(path: str, env: Mapping[str, str] | None = None) -> None:
 def load_workflow(path: str) -> tuple[ir.Workflow, bytes]:
     """Compile the file at `path`; the first loader error is raised as WorkflowError."""
     try:
-        data = Path(path).read_bytes()
+        data = read_source(path)
     except OSError as exc:
         raise WorkflowError(f"cannot read {path}: {exc.strerror or exc}") from None
     return compile_bytes(data, path), data

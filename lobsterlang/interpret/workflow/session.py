@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from lobsterlang import ir
@@ -17,6 +16,7 @@ from lobsterlang.interpret.values import stringify, to_json_data
 from lobsterlang.interpret.workflow.context import Frame
 from lobsterlang.interpret.workflow.engine import Halt
 from lobsterlang.interpret.workflow.errors import WorkflowError
+from lobsterlang.syntax.source import read_source
 
 STATE_PREFIX = "workflow_resume"
 PIPELINE_INPUT = "pipeline_command"
@@ -28,9 +28,9 @@ PREVIEW_CHARS = 2000
 
 
 def file_digest(path: str) -> str | None:
-    """SHA-256 of the file's bytes (None when it cannot be read)."""
+    """SHA-256 of the file's bytes, read as the loader reads them (None when it cannot be read)."""
     try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        return hashlib.sha256(read_source(path)).hexdigest()
     except OSError:
         return None
 

@@ -23,6 +23,7 @@ from lobsterlang.lint.rules.shell import SAFE_FIELDS
 from lobsterlang.lint.scope import loop_vars
 from lobsterlang.lint.walk import Unit, stages
 from lobsterlang.span import Span
+from lobsterlang.syntax.source import read_source
 
 GENERIC_PROMPT_RE = re.compile(
     r"^\s*(approve|approve\s+\S+|continue|proceed|ok|okay|confirm|are you sure|go|go ahead|yes or no|y/n)\s*[?.!]*\s*$", re.I
@@ -96,7 +97,7 @@ def _child_gates(path: str, mtime_ns: int) -> tuple[str, ...]:
     from lobsterlang.compile import compile_workflow
 
     try:
-        child = compile_workflow(Path(path).read_bytes(), path).ir
+        child = compile_workflow(read_source(path), path).ir
     except OSError:
         return ()
     return tuple(s.id for s in child.steps if s.approval or s.input or _asks(s.action)) if child else ()

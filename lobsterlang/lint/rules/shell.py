@@ -148,8 +148,9 @@ def _runs_as_program(script: Script, start: int, ref: ir.ArgRef) -> bool:
 @rule("L302", "step-output-in-shell", Severity.WARNING, "a step's output spliced into shell text")
 def step_output_in_shell(ctx: LintContext) -> Iterator[Diagnostic]:
     for unit, run in ctx.shell_runs:
+        heredocs = "<<" in run.command.text  # once per script: a long line with many references stays linear
         for start, part in ctx.offsets(run.command):
-            if type(part) is ir.StepRef and part.path[0] not in SAFE_FIELDS and _resolves(ctx, unit, part) and not _inert(run, start, start + len(part.text)):
+            if type(part) is ir.StepRef and part.path[0] not in SAFE_FIELDS and _resolves(ctx, unit, part) and not (heredocs and _inert(run, start, start + len(part.text))):
                 yield ctx.diag(
                     "L302", part.span,
                     f"`{part.text}` is pasted into the shell text raw: output containing quotes or `$(…)` runs as code",
@@ -160,8 +161,6 @@ def step_output_in_shell(ctx: LintContext) -> Iterator[Diagnostic]:
 def _inert(run: ir.ShellRun, start: int, end: int) -> bool:
     """Whether `start`..`end` is in a quoted heredoc (`<<'EOF'`) read as data: nothing there expands or runs
     (`shellvalues` decides which readers run their stdin as code)."""
-    if "<<" not in run.command.text:
-        return False
     script = parse(run.command.text)
     heredoc = script.heredoc_at(start)
     return heredoc is not None and heredoc.quoted and value_uses(script, [(start, end)]) == [None]

@@ -17,6 +17,7 @@ from lobsterlang.interpret.pipeline.paths import get_path, item_getter, read_key
 from lobsterlang.interpret.pipeline.runtime import RunContext, StageOutput
 from lobsterlang.interpret.pipeline.streams import close, guarded, mapped
 from lobsterlang.interpret.values import UNDEFINED, js_string, stringify
+from lobsterlang.syntax.source import limit_message, over_limit, read_source
 
 PLACEHOLDER = re.compile(r"\{\{\s*([^}]+?)\s*\}\}")
 
@@ -212,9 +213,12 @@ def template_text(args: StageArgs, ctx: RunContext) -> str:
     file = args.text("file")
     if file is not None:
         try:
-            return (Path(ctx.cwd) / file).read_text(encoding="utf-8")
+            data = read_source(Path(ctx.cwd) / file)
         except OSError as exc:
             raise CommandError(f"template --file could not be read: {exc.strerror}: {file}") from None
+        if over_limit(data):
+            raise CommandError(f"template --file could not be read: {limit_message()}: {file}")
+        return data.decode("utf-8", "replace")
     if args.positionals:
         return " ".join(args.positionals)
     raise CommandError("template requires --text or --file (or positional text)")
