@@ -14,9 +14,11 @@ import os
 import socket
 from typing import Any
 
+from lobsterlang.digits import whole_number
 from lobsterlang.interpret.backend import BackendStore, Holder
 from lobsterlang.interpret.errors import ApprovalNotFound, StateNotFound, UsageError
-from lobsterlang.interpret.state import Claim, CorruptState, _process_alive, now_iso, random_hex
+from lobsterlang.interpret.state import Claim, _process_alive, approval_id_of, now_iso, random_hex
+from lobsterlang.interpret.statefiles import CorruptState
 from lobsterlang.interpret.workflow.errors import WorkflowUsageError
 from lobsterlang.interpret.workflow.journal import EventJournal, RunLog, event_line, replay
 
@@ -162,7 +164,8 @@ class PgStore(BackendStore):
         rows = self.conn.execute("SELECT id, owner FROM lobster.claims WHERE key = %s", (key,)).fetchall()
         for claim_id, owner in rows:
             name, _, pid = str(owner).rpartition(":")
-            if name == host and pid.isdigit() and not _process_alive(int(pid)):
+            number = whole_number(pid)
+            if name == host and number is not None and not _process_alive(number):
                 PgClaim(self, claim_id, key, None, None).put_back()
                 return self.read(key) is not None
         return False
@@ -180,18 +183,13 @@ class PgStore(BackendStore):
             raise CorruptState("lobster.signing_key is not 64 hex characters")
         return key
 
-    def new_approval_id(self, state_key: str, token: str) -> str | None:
-        for _ in range(16):
-            approval_id = random_hex(4)
-            inserted = self.conn.execute(
-                "INSERT INTO lobster.approvals (id, state_key, token, created_at) VALUES (%s, %s, %s, %s) "
-                "ON CONFLICT DO NOTHING", (approval_id, state_key, token, now_iso())).rowcount
-            if inserted:
-                return approval_id
-        return None
+    def publish_approval_id(self, approval_id: str, state_key: str, token: str) -> bool:
+        return bool(self.conn.execute(
+            "INSERT INTO lobster.approvals (id, state_key, token, created_at) VALUES (%s, %s, %s, %s) "
+            "ON CONFLICT DO NOTHING", (approval_id, state_key, token, now_iso())).rowcount)
 
     def approval_index(self, approval_id: str) -> tuple[str, str | None]:
-        clean = "".join(c for c in approval_id if c in "0123456789abcdef")
+        clean = approval_id_of(approval_id)
         row = self.conn.execute("SELECT state_key, token FROM lobster.approvals WHERE id = %s", (clean,)).fetchone()
         if row is None:
             raise ApprovalNotFound(approval_id)
@@ -282,4 +280,5 @@ class PgBackend:
 def _holder(application: str) -> Holder:
     """`lobster host:pid` read back (another client's session: pid 0, host unknown)."""
     host, _, pid = application.removeprefix("lobster ").rpartition(":")
-    return Holder(int(pid), host) if application.startswith("lobster ") and pid.isdigit() else Holder(0)
+    number = whole_number(pid)
+    return Holder(number, host) if application.startswith("lobster ") and number is not None else Holder(0)

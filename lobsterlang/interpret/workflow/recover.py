@@ -87,7 +87,8 @@ def _at_gate(log: RunLog, decision: Any, ctx: Any) -> Envelope:
         )
     from lobsterlang.interpret.workflow.runs import resume
 
-    return resume(str(log.halted.get("stateKey")), decision, ctx, run_id=log.run_id)
+    step = log.halted.get("step")
+    return resume(str(log.halted.get("stateKey")), decision, ctx, run_id=log.run_id, gate=step if isinstance(step, str) else None)
 
 
 def _continue(log: RunLog, retry_step: bool, skip_step: bool, ctx: Any) -> Envelope:
