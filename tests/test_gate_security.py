@@ -438,3 +438,38 @@ def test_resume_by_run_id_opens_only_that_runs_gate(work: Path, capsys: Capture)
     assert f"belongs to run '{runs['b']}', not '{runs['a']}'" in envelope["error"]["message"]
     assert snapshot(work) == before and not (work / "ran_b").exists() and not (work / "ran_a").exists()
     assert cli(["resume", "--run", runs["b"], "--approve", "yes"], capsys)[1]["status"] == "ok" and (work / "ran_b").exists()
+
+
+SELF_APPROVAL = GATED.replace("{prompt: Ship it?}", "{prompt: Ship it?, require_different_approver: true}")
+
+
+@pytest.mark.parametrize("approver", [" bot", "BOT", "bot\t", "Ｂｏｔ"])
+def test_an_initiator_cannot_approve_under_another_spelling(work: Path, capsys: Capture, monkeypatch: pytest.MonkeyPatch,
+                                                            approver: str) -> None:
+    """Issue 29 item 16: identities are compared trimmed, NFKC-normalised and case-folded."""
+    monkeypatch.setenv("LOBSTER_APPROVAL_INITIATED_BY", "bot")
+    request = halt(work, capsys, SELF_APPROVAL)
+    monkeypatch.setenv("LOBSTER_APPROVAL_APPROVED_BY", approver)
+    code, envelope = approve(request["resumeToken"], capsys)
+    assert (code, envelope["error"]["message"]) == (2, "Workflow step gate approval must be granted by someone other than 'bot'")
+    assert not (work / "shipped").exists()
+
+
+@pytest.mark.parametrize("approver", [" Carol ", "CAROL", "carol"])
+def test_the_required_approver_is_matched_under_any_spelling(work: Path, capsys: Capture, monkeypatch: pytest.MonkeyPatch,
+                                                             approver: str) -> None:
+    request = halt(work, capsys, GATED.replace("{prompt: Ship it?}", "{prompt: Ship it?, required_approver: ' carol'}"))
+    assert request["requiredApprover"] == "carol"
+    monkeypatch.setenv("LOBSTER_APPROVAL_APPROVED_BY", "mallory")
+    code, envelope = approve(request["resumeToken"], capsys)
+    assert (code, envelope["error"]["message"]) == (2, "Workflow step gate approval requires approver 'carol', got 'mallory'")
+    monkeypatch.setenv("LOBSTER_APPROVAL_APPROVED_BY", approver)
+    assert approve(request["resumeToken"], capsys)[1]["status"] == "ok" and (work / "shipped").exists()
+
+
+def test_a_blank_approver_is_no_approver(work: Path, capsys: Capture, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LOBSTER_APPROVAL_INITIATED_BY", "bot")
+    request = halt(work, capsys, SELF_APPROVAL)
+    monkeypatch.setenv("LOBSTER_APPROVAL_APPROVED_BY", " \t")
+    code, envelope = approve(request["resumeToken"], capsys)
+    assert code == 2 and envelope["error"]["message"].endswith("requires approver identity; set LOBSTER_APPROVAL_APPROVED_BY")

@@ -18,7 +18,7 @@ from lobsterlang.interpret.values import to_json_data
 from lobsterlang.interpret.workflow.context import Answer, Frame, Options
 from lobsterlang.interpret.workflow.engine import Runner
 from lobsterlang.interpret.workflow.errors import NotRetried, StepTimeout, WorkflowError, WorkflowUsageError
-from lobsterlang.interpret.workflow.gates import check_approver, check_response
+from lobsterlang.interpret.workflow.gates import approver_of, check_approver, check_response
 from lobsterlang.interpret.workflow.journal import EventJournal, new_run_id
 from lobsterlang.interpret.workflow.runlock import RunBusy, hold_run
 from lobsterlang.interpret.workflow.session import RunInfo, Stored, file_digest, read_state, save_halt
@@ -89,7 +89,7 @@ def apply_decision(stored: Stored, decision: Any, env: Mapping[str, str]) -> Non
         if stored.pipeline_stage is None:  # an `input:` step (inside a `pipeline:` step, the step itself continues)
             stored.results[gate] = {"id": gate, "subject": stored.state.get("inputSubject"), "response": decision.response}
         return
-    approver = env.get("LOBSTER_APPROVAL_APPROVED_BY") or None
+    approver = approver_of(env)
     identity = stored.state.get("approvalIdentity")
     check_approver(gate, identity if isinstance(identity, dict) else {}, approver)
     record = dict(stored.results.get(gate) or {"id": gate})
