@@ -402,7 +402,7 @@ def test_signed_token_with_unsigned_state_is_refused(work: Path, capsys: Capture
 
 def _halted(work: Path, capsys: Capture, name: str, target: str) -> dict[str, Any]:
     (work / f"{name}.lobster").write_text(GATED.replace("touch shipped", f"touch {target}"))
-    code, envelope = cli(["run", "--mode", "tool", f"{name}.lobster"], capsys)
+    envelope = cli(["run", "--mode", "tool", f"{name}.lobster"], capsys)[1]
     assert envelope["status"] == "needs_approval", envelope
     return envelope["requiresApproval"]  # type: ignore[no-any-return]
 

@@ -37,7 +37,11 @@ _YES = ("1", "true", "yes", "y")
 
 
 def signer_for(store: StateStore) -> Signer:
-    """The signer of a state directory (its key is created on first use); `StateIntegrityError` when unusable."""
+    """The signer: the host's key, else the store's (created on first use); `StateIntegrityError` when unusable."""
+    if store.host_key_problem is not None:
+        raise StateIntegrityError(f"the signing key the host supplied is unusable: {store.host_key_problem}")
+    if store.host_key is not None:
+        return Signer(store.host_key)
     try:
         return Signer(store.secret_key())
     except CorruptState as exc:

@@ -138,6 +138,10 @@ class StateStore:
 
     def __init__(self, directory: str | os.PathLike[str] | None = None) -> None:
         self.root = os.fspath(directory) if directory is not None else default_state_dir()
+        self.host_key: bytes | None = None
+        """The key the host supplied (`hostkey`): it signs instead of `secret_key()`."""
+        self.host_key_problem: str | None = None
+        """Why the key the host supplied cannot be used (then nothing is signed or verified)."""
 
     @property
     def dir(self) -> Path:

@@ -16,6 +16,7 @@ from typing import Any
 
 from lobsterlang.digits import whole_number
 from lobsterlang.interpret.backend import BackendStore, Holder
+from lobsterlang.interpret.backend.redact import password_problem, redacted, scrubbed
 from lobsterlang.interpret.errors import ApprovalNotFound, StateNotFound, UsageError
 from lobsterlang.interpret.state import Claim, _process_alive, approval_id_of, now_iso, random_hex
 from lobsterlang.interpret.statefiles import CorruptState
@@ -23,6 +24,9 @@ from lobsterlang.interpret.workflow.errors import WorkflowUsageError
 from lobsterlang.interpret.workflow.journal import EventJournal, RunLog, event_line, replay
 
 SCHEMA_LOCK = 0x10B5_7E12
+"""Held (per transaction) while the schema is created: two processes on a fresh database never create a table twice."""
+STARTUP_LOCK = 0x10B5_7E13
+"""Held by a worker while it starts (DBOS creates its own tables then): workers started together start one by one."""
 RUN_LOCK = 0x10B5
 SCHEMA = """
 CREATE SCHEMA IF NOT EXISTS lobster;
@@ -36,6 +40,7 @@ CREATE TABLE IF NOT EXISTS lobster.claims (
 CREATE TABLE IF NOT EXISTS lobster.approvals (
     id text PRIMARY KEY, state_key text NOT NULL, token text, created_at text NOT NULL);
 CREATE TABLE IF NOT EXISTS lobster.signing_key (one int PRIMARY KEY CHECK (one = 1), key text NOT NULL);
+CREATE TABLE IF NOT EXISTS lobster.workers (executor_id text PRIMARY KEY, seen_at timestamptz NOT NULL DEFAULT now());
 """
 
 
@@ -48,27 +53,19 @@ JOIN pg_stat_activity a ON a.pid = l.pid
 """The runs whose advisory lock (`pg_try_advisory_lock(RUN_LOCK, hashtext(run id))`) a live session holds."""
 
 
-def redacted(url: str) -> str:
-    """`url` without its password (for messages)."""
-    from urllib.parse import urlsplit, urlunsplit
-
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
-    return urlunsplit(parts._replace(netloc=netloc))
-
-
 def connect(url: str) -> Any:
     """An autocommit connection with the schema in place (created once, under an advisory lock)."""
     try:
         import psycopg
     except ImportError:
         raise UsageError("The Postgres backend needs the dbos extra: pip install 'lobsterlang[dbos]'") from None
+    problem = password_problem(url)
+    if problem is not None:
+        raise UsageError(f"Cannot connect to the backend: {problem}")
     try:
         conn = psycopg.connect(url, autocommit=True, connect_timeout=10, application_name=f"lobster {_owner()}"[:63])
-    except psycopg.Error as exc:
-        raise UsageError(f"Cannot connect to the backend {redacted(url)}: {str(exc).strip()}") from None
+    except (psycopg.Error, ValueError) as exc:
+        raise UsageError(f"Cannot connect to the backend {redacted(url)}: {scrubbed(str(exc).strip(), url)}") from None
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
         conn.execute(SCHEMA)

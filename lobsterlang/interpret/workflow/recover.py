@@ -75,7 +75,7 @@ def _finished_on_worker(store: StateStore, run_id: str) -> Envelope | None:
     from lobsterlang.interpret.backend.postgres import PgStore
     from lobsterlang.interpret.backend.worker import final_envelope
 
-    return final_envelope(store.url, run_id) if isinstance(store, PgStore) else None
+    return final_envelope(store, run_id) if isinstance(store, PgStore) else None
 
 
 def _at_gate(log: RunLog, decision: Any, ctx: Any) -> Envelope:

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from lobsterlang import ir
-from lobsterlang.interpret import gatestate
+from lobsterlang.interpret import allowlist, gatestate
 from lobsterlang.interpret.backend import backend_of
 from lobsterlang.interpret.envelope import Envelope, cancelled_envelope, error_envelope, ok_envelope
 from lobsterlang.interpret.errors import Cancelled, LobsterRunError, StateIntegrityError, StateNotFound
@@ -26,6 +26,7 @@ from lobsterlang.interpret.workflow.session import RunInfo, Stored, file_digest,
 
 def start_run(frame: Frame, opts: Options) -> Envelope:
     """Run a freshly loaded workflow from its first step, journaling every step."""
+    allowlist.check_workflow(frame.workflow, frame.base_env)  # before the run exists: nothing to forget
     info = RunInfo(new_run_id(), file_digest(frame.path), opts.raw_args)
     journal = backend_of(opts.store).journal(info.run_id)
     with hold_run(opts.store, info.run_id):
@@ -37,6 +38,7 @@ def drive(frame: Frame, opts: Options, journal: EventJournal, info: RunInfo, sta
           *, fresh: bool) -> Envelope:
     """Run from `start`; a halt writes resume state, the end of the run removes the journal."""
     opts.run_id = info.run_id
+    allowlist.check_workflow(frame.workflow, frame.base_env, start)
     runner = Runner(frame, opts, journal)
     try:
         outcome = runner.run(start, last)
