@@ -18,14 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from lobsterlang.digits import whole_number
 from lobsterlang.interpret.errors import ApprovalNotFound, StateIntegrityError, StateKeyError, StateNotFound
-from lobsterlang.interpret.statefiles import (
-    MAX_INDEX_BYTES,
-    MAX_STATE_BYTES,
-    CorruptState,
-    open_regular,
-    read_bounded,
-    read_regular,
-)
+from lobsterlang.interpret.statefiles import MAX_INDEX_BYTES, MAX_STATE_BYTES, CorruptState, read_regular
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -229,16 +222,10 @@ class StateStore:
         return key
 
     def _read_secret(self, path: str) -> bytes | None:
-        fd = open_regular(path)
-        if fd is None:
+        data = read_regular(path, 4 * _SECRET_BYTES, private=True)
+        if data is None:
             return None
-        try:
-            info = os.fstat(fd)
-            if info.st_mode & 0o077 or info.st_uid != os.getuid():
-                raise CorruptState(f"{SECRET_FILE} must be a file of yours with mode 0600 (chmod 600 {path})")
-            text = read_bounded(fd, 4 * _SECRET_BYTES, SECRET_FILE).decode("ascii", "replace").strip()
-        finally:
-            os.close(fd)
+        text = data.decode("ascii", "replace").strip()
         try:
             key = bytes.fromhex(text)
         except ValueError:

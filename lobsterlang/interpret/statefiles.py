@@ -1,11 +1,12 @@
-"""Opening files in the state directory: regular files only, never followed, never blocking, read to a bound.
+"""Files in the state directory: regular files only, never followed, never blocking, read to a bound.
 
 Anyone who can write to the state directory can put a FIFO, a socket, a device node, a
 directory or a symlink where lobster expects one of its files, or a sparse file of many
-gigabytes. Every file lobster reads or appends to there is opened through `open_regular`:
-`lstat` first (a special file is never opened), then `O_NOFOLLOW | O_NONBLOCK` (a FIFO swapped
-in meanwhile cannot block, a symlink is not followed) and `fstat` on what was opened. Reads stop
-at a limit. Anything else is `CorruptState`, which callers turn into `state_integrity`.
+gigabytes. Every file lobster reads or appends to there is checked with `lstat` first (a special
+file is never opened, an oversized one never read), then read with the bounded reader
+(`lobsterlang.reading`, symlinks refused) or opened with `O_NOFOLLOW | O_NONBLOCK` and checked
+again on the descriptor (`open_regular`, for journals and locks). Anything else is
+`CorruptState`, which callers turn into `state_integrity`.
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ import contextlib
 import errno
 import os
 import stat
+
+from lobsterlang.reading import kind_of as _special_kind
+from lobsterlang.reading import read_file
 
 NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 MAX_STATE_BYTES = 1 << 30
@@ -27,10 +31,22 @@ class CorruptState(ValueError):
 
 
 def kind_of(mode: int) -> str:
-    """What a file mode describes, in words."""
-    kinds = ((stat.S_ISDIR, "a directory"), (stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a FIFO"),
-             (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
-    return next((word for test, word in kinds if test(mode)), "not a regular file")
+    """What a file mode describes, in words (`a symbolic link`, `a FIFO (named pipe)`, `a directory`, …)."""
+    return "a symbolic link" if stat.S_ISLNK(mode) else _special_kind(mode)
+
+
+def _checked(path: str, limit: int | None = None) -> bool:
+    """True for a regular file (no larger than `limit`), False when nothing is there; `CorruptState` otherwise."""
+    name = os.path.basename(path)
+    try:
+        info = os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    if not stat.S_ISREG(info.st_mode):
+        raise CorruptState(f"{name} is {kind_of(info.st_mode)}, not a regular file")
+    if limit is not None and info.st_size > limit:
+        raise CorruptState(f"{name} is larger than {limit} bytes")
+    return True
 
 
 def open_regular(path: str, flags: int = os.O_RDONLY, mode: int = 0o600) -> int | None:
@@ -39,14 +55,8 @@ def open_regular(path: str, flags: int = os.O_RDONLY, mode: int = 0o600) -> int 
     With `os.O_CREAT` in `flags` a missing file is created (0600) and opened; nothing is followed.
     """
     name = os.path.basename(path)
-    try:
-        info = os.lstat(path)
-    except (FileNotFoundError, NotADirectoryError):
-        if not flags & os.O_CREAT:
-            return None
-    else:
-        if not stat.S_ISREG(info.st_mode):
-            raise CorruptState(f"{name} is {kind_of(info.st_mode)}, not a regular file")
+    if not _checked(path) and not flags & os.O_CREAT:
+        return None
     try:
         fd = os.open(path, flags | NOFOLLOW | os.O_NONBLOCK, mode)
     except (FileNotFoundError, NotADirectoryError):
@@ -62,31 +72,26 @@ def open_regular(path: str, flags: int = os.O_RDONLY, mode: int = 0o600) -> int 
     return fd
 
 
-def read_bounded(fd: int, limit: int, name: str) -> bytes:
-    """At most `limit` bytes of an open regular file; `CorruptState` when it holds more."""
-    if os.fstat(fd).st_size > limit:
-        raise CorruptState(f"{name} is larger than {limit} bytes")
-    chunks, size = [], 0
-    while size <= limit:
-        chunk = os.read(fd, min(1 << 20, limit + 1 - size))
-        if not chunk:
-            break
-        chunks.append(chunk)
-        size += len(chunk)
-    if size > limit:
-        raise CorruptState(f"{name} is larger than {limit} bytes")
-    return b"".join(chunks)
+def read_regular(path: str, limit: int, *, private: bool = False) -> bytes | None:
+    """The bytes of the regular file at `path`, None when there is none; `CorruptState` for anything else.
 
-
-def read_regular(path: str, limit: int) -> bytes | None:
-    """The bytes of the regular file at `path`, None when there is none; `CorruptState` for anything else."""
-    fd = open_regular(path)
-    if fd is None:
+    `private`: the file must be this user's with no group or other permissions (a key).
+    """
+    name = os.path.basename(path)
+    if not _checked(path, limit):
         return None
     try:
-        return read_bounded(fd, limit, os.path.basename(path))
-    finally:
-        os.close(fd)
+        data = read_file(path, limit, follow_symlinks=False, private=private)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        if private and exc.errno == errno.EPERM:
+            raise CorruptState(f"{name} must be a file of yours with mode 0600 (chmod 600 {path})") from None
+        why = "a symbolic link" if exc.errno == errno.ELOOP else exc.strerror
+        raise CorruptState(f"{name} cannot be read: {why}") from None
+    if len(data) > limit:
+        raise CorruptState(f"{name} is larger than {limit} bytes")
+    return data
 
 
 def is_real_dir(path: str) -> bool:
