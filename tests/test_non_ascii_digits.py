@@ -76,6 +76,15 @@ def test_max_output_bytes_with_odd_digits_is_refused(work: Path, capsys: Capture
     assert not (work / "ran").exists()
 
 
+@pytest.mark.parametrize("value", ["²", "٣"])
+def test_output_cap_setting_with_odd_digits_is_refused(work: Path, capsys: Capture, monkeypatch: pytest.MonkeyPatch,
+                                                       value: str) -> None:
+    monkeypatch.setenv("LOBSTER_MAX_OUTPUT_BYTES", value)
+    assert main(["run", "--mode", "tool", "exec --shell 'echo ran > ran'"]) == 1
+    assert "LOBSTER_MAX_OUTPUT_BYTES must be a positive safe integer" in json.loads(capsys.readouterr().out)["error"]["message"]
+    assert not (work / "ran").exists()
+
+
 def test_pick_and_paths_with_odd_digits_find_nothing(work: Path, capsys: Capture) -> None:
     """`pick ²` on a list item is no index (as in the reference, which reads only ASCII digits as one)."""
     (work / "in.json").write_text("[[10, 20, 30]]")
