@@ -5,9 +5,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from lobsterlang.digits import whole_number
+
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
-_PART = re.compile(r"(\d+)([smhdw])")
-_WHOLE = re.compile(r"(?:\d+[smhdw])+")
+_PART = re.compile(r"([0-9]+)([smhdw])")
+_WHOLE = re.compile(r"(?:[0-9]+[smhdw])+")
 MAX_SECONDS = 10 * 366 * 86400
 """Ten years: longer values are refused rather than silently meaning 'forever'."""
 
@@ -22,8 +24,9 @@ def parse_duration(value: Any) -> int | None:
         seconds = value
     elif isinstance(value, str):
         text = value.strip().lower()
-        if text.isdigit():
-            seconds = int(text)
+        number = whole_number(text)
+        if number is not None:
+            seconds = number
         elif _WHOLE.fullmatch(text):
             seconds = sum(int(n) * _UNITS[unit] for n, unit in _PART.findall(text))
         else:

@@ -196,3 +196,41 @@ def test_a_run_that_cannot_be_queued_records_nothing(machine: Path, capsys: Any)
     assert row["waitingGate"] == "ok" and not row["queued"], row
     done = _cli(capsys, "resume", "--id", approval_id, "--approve", "yes")  # the same approval id still works
     assert done["ok"] and done["status"] == "ok" and _ledger(machine) == ["before", "ship"], done
+
+
+BAD_URLS = [
+    "postgresql://lobster:se%cret@/none?host={dir}",
+    "postgresql://lobster:s@c/r%et@/none?host={dir}",
+    "postgresql://lobster:secret@[::1:bad/db",
+    "postgres://lobster:secret@[::1/none",
+    "postgresql://lobster@/none?host={dir}&password=se%cret",
+    "postgresql://lobster:%E2%82%ACsecret@/none?host={dir}",
+]
+
+
+@pytest.mark.parametrize("url", BAD_URLS)
+@pytest.mark.parametrize("argv", [["run", "--mode", "tool", "gated.lobster"], ["runs", "--json"], ["worker"]])
+def test_a_password_never_reaches_a_message(url: str, argv: list[str], tmp_path: Path, capsys: Any,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 29 item 8: an unencoded `%`, `@` or `/` in the password, a malformed host: a clear error, no password, no traceback."""
+    pytest.importorskip("psycopg")
+    monkeypatch.setenv("LOBSTER_BACKEND", url.format(dir=tmp_path / "no-server"))
+    monkeypatch.setenv("LEDGER", str(tmp_path / "ledger"))
+    (tmp_path / "gated.lobster").write_text(GATED)
+    monkeypatch.chdir(tmp_path)
+    code = main(argv)
+    out, err = capsys.readouterr()
+    assert code == 2 and "Cannot connect to the backend" in out + err, (out, err)
+    for secret in ("secret", "cret", "r%et", "€"):
+        assert secret not in out + err, (out, err)
+    assert "Traceback" not in out + err and not (tmp_path / "ledger").exists()
+
+
+def test_redaction_never_parses_the_url() -> None:
+    from lobsterlang.interpret.backend.redact import password_problem, redacted, scrubbed
+
+    assert redacted("postgresql://u:p%w@[::1:bad/db") == "postgresql://u:***@[::1:bad/db"
+    assert redacted("postgresql://u:a@b/c@host/db?sslmode=x&password=z") == "postgresql://u:***@host/db?sslmode=x&password=***"
+    assert redacted("postgresql://u@host/db") == "postgresql://u@host/db"
+    assert scrubbed('bad token "p%41ss" or pAss', "postgresql://u:p%41ss@h/d") == 'bad token "***" or ***'
+    assert password_problem("postgresql://u:p%41ss@h/d") is None and password_problem("postgresql://u:p@ss@h/d")

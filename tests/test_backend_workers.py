@@ -16,7 +16,7 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from pg_server import pg_root, pg_url  # noqa: F401  (fixtures used by name)
@@ -291,3 +291,81 @@ def test_a_step_with_a_retry_policy_is_run_again_by_the_next_worker_without_a_fl
     assert ledger(tmp_path / "ledger") == Counter({"flaky": 2, "after": 1})
     final = json.loads(lobster(env, "resume", "--run", run_id).stdout)
     assert final["ok"] and final["status"] == "ok", final
+
+
+class _NoDbos:
+    """Stands in for DBOS in `serve`: this process starts the worker's database side only (and counts launches)."""
+
+    launched: ClassVar[list[int]] = []
+
+    def __init__(self, config: dict[str, Any]) -> None:
+        self.config = config
+
+    @classmethod
+    def launch(cls) -> None:
+        cls.launched.append(1)
+
+    register_queue = destroy = staticmethod(lambda *args, **kwargs: None)
+    step = workflow = staticmethod(lambda **kwargs: lambda function: function)
+
+
+@pytest.mark.parametrize("trial", range(2))
+def test_workers_started_together_on_a_fresh_database_all_start(pg_url: str, monkeypatch: pytest.MonkeyPatch,  # noqa: F811
+                                                                  trial: int) -> None:
+    """Issue 29 item 11: eight workers let go at one barrier on a new database; none dies of a table created twice."""
+    import threading
+    import types
+
+    from lobsterlang.interpret.backend.worker import serve
+
+    monkeypatch.setitem(sys.modules, "dbos", types.SimpleNamespace(DBOS=_NoDbos))
+    monkeypatch.setattr(_NoDbos, "launched", [])
+    barrier, stop, failures = threading.Barrier(8), threading.Event(), []
+
+    def start() -> None:
+        barrier.wait()
+        try:
+            serve(pg_url, stop)
+        except Exception as exc:  # the failure is the finding
+            failures.append(repr(exc))
+
+    threads = [threading.Thread(target=start) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    try:
+        wait_for(lambda: failures or len(_NoDbos.launched) + sum(not t.is_alive() for t in threads) >= 8, 60, "eight starts")
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join()
+    assert failures == [] and len(_NoDbos.launched) == 8
+    assert workers_alive(pg_url) == 0  # each one also went away cleanly
+
+
+@pytest.mark.slow
+def test_the_quick_start_two_workers_at_once_both_come_up(tmp_path: Path, pg_url: str) -> None:  # noqa: F811
+    """The workers page's quick start (`lobster worker & lobster worker &`) on a fresh database: both run."""
+    env = worker_env(tmp_path, pg_url)
+    workers = [start_worker(env, tmp_path / f"w{n}.log") for n in (1, 2)]
+    try:
+        wait_for(lambda: workers_alive(pg_url) >= 2 or any(w.poll() is not None for w in workers), 120, "two workers")
+        assert [w.poll() for w in workers] == [None, None], [(tmp_path / f"w{n}.log").read_text()[-2000:] for n in (1, 2)]
+    finally:
+        for worker in workers:
+            if worker.poll() is None:
+                worker.send_signal(signal.SIGTERM)
+                worker.wait(timeout=60)
+
+
+@pytest.mark.parametrize("argv", [["resume", "--run", "rnoworker0001"], ["cancel", "rnoworker0001"]])
+def test_a_run_id_on_a_database_no_worker_used_is_not_found(argv: list[str], tmp_path: Path, pg_url: str,  # noqa: F811
+                                                            capsys: pytest.CaptureFixture[str],
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 29 item 10: DBOS's tables do not exist until a worker starts; asking for a run's result is no traceback."""
+    from lobsterlang.cli import main
+
+    monkeypatch.setenv("LOBSTER_BACKEND", pg_url)
+    monkeypatch.setenv("LOBSTER_STATE_DIR", str(tmp_path / "state"))
+    code = main(argv)
+    out, err = capsys.readouterr()
+    assert code == 2 and "Run rnoworker0001 not found" in out + err and "Traceback" not in out + err, (out, err)

@@ -322,7 +322,7 @@ def test_signing_key_is_private_and_created_once_under_a_race(tmp_path: Path) ->
     assert len(keys) == 1 and len(keys.pop()) == 64
     assert (tmp_path / "s" / "signing.key").stat().st_mode & 0o777 == 0o600
     (tmp_path / "s" / "signing.key").chmod(0o644)
-    from lobsterlang.interpret.state import CorruptState
+    from lobsterlang.interpret.statefiles import CorruptState
 
     with pytest.raises(CorruptState, match="mode 0600"):
         StateStore(tmp_path / "s").secret_key()
@@ -398,3 +398,78 @@ def test_signed_token_with_unsigned_state_is_refused(work: Path, capsys: Capture
     path.write_text(json.dumps(state))
     code, envelope = approve(request["resumeToken"], capsys, "--accept-unsigned-state")
     assert (code, envelope["error"]["type"]) == (1, "state_integrity") and not (work / "shipped").exists()
+
+
+def _halted(work: Path, capsys: Capture, name: str, target: str) -> dict[str, Any]:
+    (work / f"{name}.lobster").write_text(GATED.replace("touch shipped", f"touch {target}"))
+    envelope = cli(["run", "--mode", "tool", f"{name}.lobster"], capsys)[1]
+    assert envelope["status"] == "needs_approval", envelope
+    return envelope["requiresApproval"]  # type: ignore[no-any-return]
+
+
+def test_an_approval_id_opens_only_its_own_gate(work: Path, capsys: Capture) -> None:
+    """Issue 29 item 3: `cp approval_B.json approval_A.json; resume --id A` runs nothing (workflows and pipelines)."""
+    state = work / "state"
+    a, b = _halted(work, capsys, "a", "ran_a"), _halted(work, capsys, "b", "ran_b")
+    pipelines = [cli(["run", "--mode", "tool", f"exec --json --shell 'echo [1]' | approve --prompt {n} | exec --shell 'touch {n}'"],
+                     capsys)[1]["requiresApproval"] for n in ("pa", "pb")]
+    for first, second, ran in ((a, b, "ran_b"), (*pipelines, "pb")):
+        (state / f"approval_{second['approvalId']}.json").replace(state / f"approval_{first['approvalId']}.json")
+        before = snapshot(work)
+        code, envelope = cli(["resume", "--id", first["approvalId"], "--approve", "yes"], capsys)
+        assert (code, envelope["error"]["type"]) == (1, "state_integrity"), envelope
+        assert "is not the id its gate was issued with" in envelope["error"]["message"]
+        assert snapshot(work) == before and not (work / ran).exists()
+        assert approve(second["resumeToken"], capsys)[1]["status"] == "ok" and (work / ran).exists()
+    assert approve(a["resumeToken"], capsys)[1]["status"] == "ok" and (work / "ran_a").exists()
+
+
+def test_resume_by_run_id_opens_only_that_runs_gate(work: Path, capsys: Capture) -> None:
+    """Issue 29 item 3: run A's journal pointed at run B's gate state: `resume --run A` runs nothing."""
+    a, b = _halted(work, capsys, "a", "ran_a"), _halted(work, capsys, "b", "ran_b")
+    assert main(["runs", "--json"]) == 0
+    runs = {Path(row["workflow"]).stem: row["id"] for row in json.loads(capsys.readouterr().out)}
+    journals = {name: work / "state" / "runs" / f"{run}.jsonl" for name, run in runs.items()}
+    keys = {name: payload_of(r["resumeToken"])["stateKey"] for name, r in (("a", a), ("b", b))}
+    journals["a"].write_text(journals["a"].read_text().replace(keys["a"], keys["b"]))
+    before = snapshot(work)
+    code, envelope = cli(["resume", "--run", runs["a"], "--approve", "yes"], capsys)
+    assert (code, envelope["error"]["type"]) == (1, "state_integrity"), envelope
+    assert f"belongs to run '{runs['b']}', not '{runs['a']}'" in envelope["error"]["message"]
+    assert snapshot(work) == before and not (work / "ran_b").exists() and not (work / "ran_a").exists()
+    assert cli(["resume", "--run", runs["b"], "--approve", "yes"], capsys)[1]["status"] == "ok" and (work / "ran_b").exists()
+
+
+SELF_APPROVAL = GATED.replace("{prompt: Ship it?}", "{prompt: Ship it?, require_different_approver: true}")
+
+
+@pytest.mark.parametrize("approver", [" bot", "BOT", "bot\t", "Ｂｏｔ"])
+def test_an_initiator_cannot_approve_under_another_spelling(work: Path, capsys: Capture, monkeypatch: pytest.MonkeyPatch,
+                                                            approver: str) -> None:
+    """Issue 29 item 16: identities are compared trimmed, NFKC-normalised and case-folded."""
+    monkeypatch.setenv("LOBSTER_APPROVAL_INITIATED_BY", "bot")
+    request = halt(work, capsys, SELF_APPROVAL)
+    monkeypatch.setenv("LOBSTER_APPROVAL_APPROVED_BY", approver)
+    code, envelope = approve(request["resumeToken"], capsys)
+    assert (code, envelope["error"]["message"]) == (2, "Workflow step gate approval must be granted by someone other than 'bot'")
+    assert not (work / "shipped").exists()
+
+
+@pytest.mark.parametrize("approver", [" Carol ", "CAROL", "carol"])
+def test_the_required_approver_is_matched_under_any_spelling(work: Path, capsys: Capture, monkeypatch: pytest.MonkeyPatch,
+                                                             approver: str) -> None:
+    request = halt(work, capsys, GATED.replace("{prompt: Ship it?}", "{prompt: Ship it?, required_approver: ' carol'}"))
+    assert request["requiredApprover"] == "carol"
+    monkeypatch.setenv("LOBSTER_APPROVAL_APPROVED_BY", "mallory")
+    code, envelope = approve(request["resumeToken"], capsys)
+    assert (code, envelope["error"]["message"]) == (2, "Workflow step gate approval requires approver 'carol', got 'mallory'")
+    monkeypatch.setenv("LOBSTER_APPROVAL_APPROVED_BY", approver)
+    assert approve(request["resumeToken"], capsys)[1]["status"] == "ok" and (work / "shipped").exists()
+
+
+def test_a_blank_approver_is_no_approver(work: Path, capsys: Capture, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LOBSTER_APPROVAL_INITIATED_BY", "bot")
+    request = halt(work, capsys, SELF_APPROVAL)
+    monkeypatch.setenv("LOBSTER_APPROVAL_APPROVED_BY", " \t")
+    code, envelope = approve(request["resumeToken"], capsys)
+    assert code == 2 and envelope["error"]["message"].endswith("requires approver identity; set LOBSTER_APPROVAL_APPROVED_BY")

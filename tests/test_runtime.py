@@ -143,12 +143,18 @@ def test_claim_is_single_use(tmp_path: Path) -> None:
 
 
 def test_approval_ids_are_eight_hex_and_never_overwritten(tmp_path: Path) -> None:
+    from lobsterlang.interpret.gatestate import issue
+    from lobsterlang.interpret.signing import Signer
+
     store = StateStore(tmp_path)
-    ids = {store.new_approval_id(f"k{n}", f"t{n}") for n in range(50)}
+    signer = Signer(b"k" * 32)
+    ids = {issue(store, signer, f"k{n}", {}, {"stateKey": f"k{n}"}, approval=True)[1] for n in range(50)}
     assert len(ids) == 50 and all(i is not None and len(i) == 8 and int(i, 16) >= 0 for i in ids)
     some = sorted(i for i in ids if i)[0]
     key, token = store.approval_index(some[:4] + "-" + some[4:])
-    assert key.startswith("k") and token == "t" + key[1:]
+    assert key.startswith("k") and token is not None and signer.verify(token)["approvalId"] == some
+    assert not store.publish_approval_id(some, "other", "t")
+    assert store.approval_index(some) == (key, token)
 
 
 @pytest.mark.parametrize(

@@ -52,6 +52,10 @@ def main(argv: list[str] | None = None) -> int:
         from lobsterlang.cli.stdio import prepare_streams
 
         prepare_streams()
+        if "LOBSTER_SIGNING_KEY" in os.environ or "LOBSTER_SIGNING_KEY_FD" in os.environ:
+            from lobsterlang.interpret.hostkey import take_from_process
+
+            take_from_process()  # before any step could start: out of the environment, the process non-dumpable
     args = sys.argv[1:] if argv is None else list(argv)
     if "_LOBSTER_COMPLETE" in os.environ:  # a shell asks for completions (lobster --completion SHELL)
         from lobsterlang.cli.app import run

@@ -3,19 +3,19 @@ reference checks them: blank means unset, anything else must be a positive integ
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 
+from lobsterlang.digits import whole_number
 from lobsterlang.interpret.errors import CommandError
 
 SAFE_INTEGER = 2**53 - 1
 """The largest count the reference accepts (JavaScript's `Number.MAX_SAFE_INTEGER`)."""
-_DIGITS = re.compile(r"[0-9]+")
 
 
 def is_byte_count(text: str) -> bool:
     """Whether `text` (already stripped) is a positive whole number of bytes: `abc`, `1.5`, `0`, `-1`, `1e3`, `²` are not."""
-    return _DIGITS.fullmatch(text) is not None and 0 < int(text) <= SAFE_INTEGER
+    number = whole_number(text)
+    return number is not None and 0 < number <= SAFE_INTEGER
 
 
 def byte_setting(env: Mapping[str, str], name: str) -> int | None:

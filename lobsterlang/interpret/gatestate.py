@@ -1,10 +1,14 @@
 """Signed gates: issue a token bound to sealed resume state, and check both before a resume does anything.
 
 A halt stores its resume state sealed (a MAC over the whole document) with a `gate` binding:
-the state key, the run, the gate, a digest of the stored IR, a digest of the request shown and
-the expiry. The token carries the same binding, signed. A resume accepts the state only when
-the state's seal is intact and its binding is the token's; otherwise `state_integrity`, and the
-state stays where it was. Unsigned state (written by the reference CLI) needs an explicit opt-in.
+the state key, the run, the gate, the approval id, a digest of the stored IR, a digest of the
+request shown and the expiry. The token carries the same binding, signed. A resume accepts the
+state only when the state's seal is intact, its binding is the token's and it names what the
+operator named (the approval id of `--id`, the run of `--run`); otherwise `state_integrity`, and
+the state stays where it was. Unsigned state (written by the reference CLI) needs an explicit opt-in.
+
+The binding is a flat mapping compared field by field (`BINDING_KEYS`), so a field added later
+(a gate's path inside a sub-workflow) is bound the same way: add it to the binding and the keys.
 """
 
 from __future__ import annotations
@@ -18,7 +22,8 @@ from typing import Any
 from lobsterlang.durations import HINT, parse_duration
 from lobsterlang.interpret.errors import GateExpired, StateIntegrityError, UsageError
 from lobsterlang.interpret.signing import MAC_KEY, Signer, digest
-from lobsterlang.interpret.state import Claim, CorruptState, StateStore
+from lobsterlang.interpret.state import Claim, StateStore, random_hex
+from lobsterlang.interpret.statefiles import CorruptState
 from lobsterlang.interpret.tokens import TokenPayload
 
 DEFAULT_TTL_S = 7 * 86400
@@ -26,12 +31,17 @@ TTL_ENV = "LOBSTER_APPROVAL_TTL"
 UNSIGNED_ENV = "LOBSTER_ACCEPT_UNSIGNED_STATE"
 SECTION = "lobsterlang"
 BINDING = "gate"
-BINDING_KEYS = ("kind", "stateKey", "run", "gate", "ir", "shown", "exp")
+BINDING_KEYS = ("kind", "stateKey", "run", "gate", "approvalId", "ir", "shown", "exp")
+APPROVAL_ID_ATTEMPTS = 16
 _YES = ("1", "true", "yes", "y")
 
 
 def signer_for(store: StateStore) -> Signer:
-    """The signer of a state directory (its key is created on first use); `StateIntegrityError` when unusable."""
+    """The signer: the host's key, else the store's (created on first use); `StateIntegrityError` when unusable."""
+    if store.host_key_problem is not None:
+        raise StateIntegrityError(f"the signing key the host supplied is unusable: {store.host_key_problem}")
+    if store.host_key is not None:
+        return Signer(store.host_key)
     try:
         return Signer(store.secret_key())
     except CorruptState as exc:
@@ -87,22 +97,69 @@ def write_sealed(store: StateStore, signer: Signer, key: str, state: dict[str, A
     store.write(key, signer.seal(document))
 
 
+def issue(store: StateStore, signer: Signer, key: str, state: dict[str, Any], bound: Mapping[str, Any],
+          *, approval: bool) -> tuple[str, str | None]:
+    """Seal the state and sign its token; an approval gate also publishes an approval id, bound into both.
+
+    The id is drawn first and bound, then published (linked into place, never over another);
+    when it is taken, the state is sealed again with a new one. None when no id could be published
+    (the token still works).
+    """
+    if not approval:
+        write_sealed(store, signer, key, state, bound)
+        return token_for(signer, bound), None
+    token = ""
+    for _ in range(APPROVAL_ID_ATTEMPTS):
+        approval_id = random_hex(4)
+        full = {**bound, "approvalId": approval_id}
+        write_sealed(store, signer, key, state, full)
+        token = token_for(signer, full)
+        try:
+            if store.publish_approval_id(approval_id, key, token):
+                return token, approval_id
+        except OSError:
+            break
+    return token, None
+
+
+def check_approval_id(binding: Mapping[str, Any] | None, given: str, cleaned: str) -> None:
+    """`StateIntegrityError` unless the token an approval index holds was issued for that approval id."""
+    if binding is not None and binding.get("approvalId") != cleaned:
+        raise StateIntegrityError(
+            f'Approval ID "{given}" is not the id its gate was issued with; nothing ran (an index copied from '
+            "another gate, or written by a lobsterlang that did not bind approval ids: resume with the token, "
+            "or with lobster resume --run RUN_ID)"
+        )
+
+
 def verify_claim(
     store: StateStore, claim: Claim, key: str, token: TokenPayload | None,
-    env: Mapping[str, str], ir_of: Callable[[dict[str, Any]], Any],
+    env: Mapping[str, str], ir_of: Callable[[dict[str, Any]], Any], expect: Mapping[str, Any] | None = None,
 ) -> dict[str, Any] | None:
     """The state's binding (None for accepted unsigned state); `StateIntegrityError` with the state put back.
 
     `token` is the verified token, or None when the caller resumes by run id (the state's own
-    seal is then all there is to check). An unsigned token only ever opens unsigned state.
+    seal is then all there is to check). `expect` holds binding fields the caller named (the run
+    of `resume --run` and the gate its journal shows): signed state bound to anything else is
+    refused. An unsigned token only ever opens unsigned state.
     """
     try:
         if token is not None and token.binding is None and isinstance(claim.value, dict) and MAC_KEY in claim.value:
             raise StateIntegrityError(f"Resume state {key} is signed; an unsigned token cannot open it (nothing ran)")
-        return _verified(store, claim, key, token.binding if token is not None else None, env, ir_of)
+        bound = _verified(store, claim, key, token.binding if token is not None else None, env, ir_of)
+        _check_expected(key, bound, expect or {})
+        return bound
     except StateIntegrityError:
         claim.put_back()
         raise
+
+
+def _check_expected(key: str, bound: Mapping[str, Any] | None, expect: Mapping[str, Any]) -> None:
+    if bound is None:
+        return  # accepted unsigned state binds nothing (the opt-in trusts every writer)
+    for field, value in expect.items():
+        if bound.get(field) != value:
+            raise StateIntegrityError(f"Resume state {key} belongs to {field} {bound.get(field)!r}, not {value!r}; nothing ran")
 
 
 def _verified(

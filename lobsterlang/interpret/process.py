@@ -19,6 +19,7 @@ import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from lobsterlang.interpret.errors import Cancelled, CommandError
+from lobsterlang.interpret.hostkey import without_key
 from lobsterlang.interpret.outputcap import OutputCap
 from lobsterlang.interpret.reaper import TAG_VAR, kill_tagged
 
@@ -90,7 +91,7 @@ class Cancellation:
     def spawn(self, argv: Sequence[str], env: Mapping[str, str], cwd: str, *, stdin: bool) -> subprocess.Popen[bytes]:
         """Start `argv` (never through a shell) in a new process group, tagged, and track it."""
         self.check()
-        tagged = {**env, TAG_VAR: f"{self.tag}.{next(self._count)}"}
+        tagged = {**without_key(env), TAG_VAR: f"{self.tag}.{next(self._count)}"}  # a step never sees the signing key
         try:
             proc = subprocess.Popen(
                 list(argv), env=tagged, cwd=cwd, shell=False, start_new_session=True,

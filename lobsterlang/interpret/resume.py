@@ -20,10 +20,10 @@ from typing import Any
 
 from lobsterlang.interpret.envelope import Envelope, error_envelope
 from lobsterlang.interpret.errors import InvalidToken, LobsterRunError
-from lobsterlang.interpret.gatestate import accepts_unsigned, signer_for
+from lobsterlang.interpret.gatestate import accepts_unsigned, check_approval_id, signer_for
 from lobsterlang.interpret.pipeline.runtime import RunContext
 from lobsterlang.interpret.signals import cancel_on_signals
-from lobsterlang.interpret.state import StateStore
+from lobsterlang.interpret.state import StateStore, approval_id_of
 from lobsterlang.interpret.tokens import UNSIGNED_HINT, WORKFLOW_KIND, TokenPayload, decode_token, kind_of_key
 
 
@@ -37,6 +37,7 @@ def token_for(token: str | None, approval_id: str | None, store: StateStore, env
         payload = decode_token(stored, lambda: signer_for(store), unsigned)
         if payload.state_key != key:
             raise InvalidToken("Invalid token")
+        check_approval_id(payload.binding, approval_id or "", approval_id_of(approval_id or ""))
         return payload
     if not unsigned:
         raise InvalidToken(f'Approval ID "{approval_id}": {UNSIGNED_HINT}')

@@ -2,7 +2,8 @@
 
 Keys map to file names as the reference does (`keyToPath`). Resume state is claimed by
 renaming its file, so a token can be used once even when several resumes race. Files are
-opened with O_NOFOLLOW: a state file replaced by a symlink is refused, never followed.
+read through `statefiles`: a symlink, FIFO, socket, device, directory or oversized file where
+a state file should be is refused (`CorruptState`), never followed, blocked on or read whole.
 The directory's signing key (`signing.key`, see `secret_key`) signs tokens and resume state.
 """
 
@@ -15,7 +16,9 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from lobsterlang.interpret.errors import ApprovalNotFound, StateKeyError, StateNotFound
+from lobsterlang.digits import whole_number
+from lobsterlang.interpret.errors import ApprovalNotFound, StateIntegrityError, StateKeyError, StateNotFound
+from lobsterlang.interpret.statefiles import MAX_INDEX_BYTES, MAX_STATE_BYTES, CorruptState, read_regular
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -23,16 +26,10 @@ if TYPE_CHECKING:
 _UNSAFE = re.compile(r"[^a-z0-9._-]+")
 _UNDERSCORES = re.compile(r"_+")
 _NOT_HEX = re.compile(r"[^a-f0-9]")
-_ID_ATTEMPTS = 16
 _RESUME_KEY = re.compile(r"(pipeline_resume|workflow_resume)_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 SECRET_FILE = "signing.key"
 """The per-directory HMAC key: 64 hex characters, mode 0600. Delete it to rotate (outstanding tokens die)."""
 _SECRET_BYTES = 32
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-
-
-class CorruptState(ValueError):
-    """A state file exists but does not hold JSON."""
 
 
 def default_state_dir(env: Mapping[str, str] | None = None) -> str:
@@ -59,6 +56,11 @@ def resume_key_prefix(key: str) -> str | None:
     """
     match = _RESUME_KEY.fullmatch(key)
     return match.group(1) if match else None
+
+
+def approval_id_of(text: str) -> str:
+    """The approval id in what was typed: its lowercase hex characters (as the reference reads `--id`)."""
+    return _NOT_HEX.sub("", text)
 
 
 def random_hex(size: int) -> str:
@@ -108,8 +110,16 @@ class Claim:
 
     def put_back(self) -> None:
         """Return the claimed file, unchanged, to its key (never over a file that is there)."""
-        with contextlib.suppress(FileExistsError, FileNotFoundError):
+        try:
             os.link(self.path, self.source, follow_symlinks=False)
+        except (FileExistsError, FileNotFoundError):
+            return
+        except OSError:  # a directory cannot be linked: rename it back while its key is free
+            if not os.path.lexists(self.source):
+                with contextlib.suppress(OSError):
+                    os.rename(self.path, self.source)
+            return
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(self.path)
 
 
@@ -121,6 +131,10 @@ class StateStore:
 
     def __init__(self, directory: str | os.PathLike[str] | None = None) -> None:
         self.root = os.fspath(directory) if directory is not None else default_state_dir()
+        self.host_key: bytes | None = None
+        """The key the host supplied (`hostkey`): it signs instead of `secret_key()`."""
+        self.host_key_problem: str | None = None
+        """Why the key the host supplied cannot be used (then nothing is signed or verified)."""
 
     @property
     def dir(self) -> Path:
@@ -137,7 +151,7 @@ class StateStore:
         return os.path.join(self.root, key_to_filename(key))
 
     def read(self, key: str, default: Any = None) -> Any:
-        """The stored value, `default` when the key is absent; `CorruptState` when not JSON."""
+        """The stored value, `default` when the key is absent; `CorruptState` when not JSON or not a regular file."""
         return self._read_path(self.path_for(key), default)
 
     def write(self, key: str, value: Any) -> None:
@@ -188,8 +202,8 @@ class StateStore:
         except OSError:
             return False
         for name in names:
-            owner = name[len(prefix):].split("-", 1)[0]
-            if owner.isdigit() and not _process_alive(int(owner)):
+            owner = whole_number(name[len(prefix):].split("-", 1)[0])
+            if owner is not None and not _process_alive(owner):
                 Claim(os.path.join(self.root, name), None, self.path_for(key)).put_back()
                 return os.path.lexists(self.path_for(key))
         return False
@@ -208,17 +222,10 @@ class StateStore:
         return key
 
     def _read_secret(self, path: str) -> bytes | None:
-        try:
-            fd = os.open(path, os.O_RDONLY | _NOFOLLOW)
-        except FileNotFoundError:
+        data = read_regular(path, 4 * _SECRET_BYTES, private=True)
+        if data is None:
             return None
-        except OSError as exc:
-            raise CorruptState(f"{SECRET_FILE} cannot be read: {exc.strerror}") from None
-        with os.fdopen(fd, "rb") as handle:
-            info = os.fstat(fd)
-            if info.st_mode & 0o077 or info.st_uid != os.getuid():
-                raise CorruptState(f"{SECRET_FILE} must be a file of yours with mode 0600 (chmod 600 {path})")
-            text = handle.read(4 * _SECRET_BYTES).decode("ascii", "replace").strip()
+        text = data.decode("ascii", "replace").strip()
         try:
             key = bytes.fromhex(text)
         except ValueError:
@@ -229,32 +236,26 @@ class StateStore:
 
     # ── approval ids ──
 
-    def new_approval_id(self, state_key: str, token: str) -> str | None:
-        """Publish `approval_<8 hex>.json` pointing at `state_key` with its signed token; None when it cannot be written.
+    def publish_approval_id(self, approval_id: str, state_key: str, token: str) -> bool:
+        """Publish `approval_<id>.json` pointing at `state_key` with its signed token; False when the id is taken.
 
-        The index is linked into place, so an existing id is never overwritten.
+        The index is linked into place, so an existing id is never overwritten. The token is
+        bound to `approval_id` (`gatestate.issue`), so an index copied to another id is refused.
         """
         index = {"stateKey": state_key, "createdAt": now_iso(), "token": token}
         body = json.dumps(index, separators=(",", ":")) + "\n"
-        for _ in range(_ID_ATTEMPTS):
-            approval_id = random_hex(4)
-            try:
-                if self._link_new(os.path.join(self.root, f"approval_{approval_id}.json"), body):
-                    return approval_id
-            except OSError:
-                return None
-        return None
+        return self._link_new(os.path.join(self.root, f"approval_{approval_id}.json"), body)
 
     def approval_index(self, approval_id: str) -> tuple[str, str | None]:
         """The state key behind an approval id and its token (None in an index another CLI wrote).
 
         `ApprovalNotFound` (named as given) when there is no such index.
         """
-        clean = _NOT_HEX.sub("", approval_id)
+        clean = approval_id_of(approval_id)
         try:
-            data = self._read_path(os.path.join(self.root, f"approval_{clean}.json"), None) if clean else None
-        except CorruptState:
-            data = None
+            data = self._read_path(os.path.join(self.root, f"approval_{clean}.json"), None, MAX_INDEX_BYTES) if clean else None
+        except CorruptState as exc:
+            raise StateIntegrityError(f'Approval ID "{approval_id}" cannot be used: {exc}; nothing ran') from None
         key = data.get("stateKey") if isinstance(data, dict) else None
         if not isinstance(key, str):
             raise ApprovalNotFound(approval_id)
@@ -270,7 +271,7 @@ class StateStore:
         for name in names:
             path = os.path.join(self.root, name)
             with contextlib.suppress(CorruptState, OSError):
-                data = self._read_path(path, None)
+                data = self._read_path(path, None, MAX_INDEX_BYTES)
                 if isinstance(data, dict) and data.get("stateKey") == state_key:
                     os.unlink(path)
 
@@ -283,18 +284,13 @@ class StateStore:
         os.makedirs(self.root, exist_ok=True)
         os.chmod(self.root, 0o700)
 
-    def _read_path(self, path: str, default: Any) -> Any:
-        try:
-            fd = os.open(path, os.O_RDONLY | _NOFOLLOW)
-        except (FileNotFoundError, NotADirectoryError):
+    def _read_path(self, path: str, default: Any, limit: int = MAX_STATE_BYTES) -> Any:
+        data = read_regular(path, limit)
+        if data is None:
             return default
-        except OSError as exc:  # ELOOP: a symlink where a state file should be
-            raise CorruptState(f"{os.path.basename(path)} cannot be read: {exc.strerror}") from None
-        with os.fdopen(fd, encoding="utf-8") as handle:
-            text = handle.read()
         try:
-            return json.loads(text)
-        except ValueError as exc:
+            return json.loads(data.decode("utf-8"))
+        except ValueError as exc:  # UnicodeDecodeError is one too
             raise CorruptState(f"{os.path.basename(path)} is not valid JSON") from exc
 
     def _write_path(self, path: str, text: str) -> None:

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from lobsterlang.interpret import hostkey
 from lobsterlang.interpret.confine import WORKSPACE_VAR
 from lobsterlang.interpret.envelope import Envelope, error_envelope
 from lobsterlang.interpret.outputcap import CAP_SETTING_VAR, CAP_VAR
@@ -53,7 +54,8 @@ def call_tool(request: Any, workspace: str | os.PathLike[str] | None = None, env
         cwd = resolve_cwd(request.get("cwd"), root)
         argv = request_argv(request)
         limits = _Limits(request)
-        return _run_child(argv, cwd, _child_env(env, root, limits), limits)
+        caller_env = os.environ if env is None else env
+        return _run_child(_runner_input(argv, caller_env), cwd, _child_env(caller_env, root, limits), limits)
     except ToolCallError as exc:
         return error_envelope(exc.error_type, str(exc))
     except RecursionError:
@@ -62,9 +64,18 @@ def call_tool(request: Any, workspace: str | os.PathLike[str] | None = None, env
         return error_envelope("runtime_error", f"lobster runtime failed: {exc}")
 
 
-def _child_env(env: Mapping[str, str] | None, workspace: Path, limits: _Limits) -> dict[str, str]:
-    """The runner's environment: the caller's, plus the workspace and the step output cap."""
-    child = dict(os.environ if env is None else env)
+def _runner_input(argv: list[str], env: Mapping[str, str]) -> dict[str, Any]:
+    """What the runner reads on stdin: the `lobster` arguments, and the host's signing key (never in its environment)."""
+    try:
+        key = hostkey.for_env(env)
+    except hostkey.HostKeyError as exc:
+        raise ToolCallError(f"lobster runtime failed: {exc}") from None
+    return {"argv": argv, **({"signingKey": key.hex()} if key is not None else {})}
+
+
+def _child_env(env: Mapping[str, str], workspace: Path, limits: _Limits) -> dict[str, str]:
+    """The runner's environment: the caller's (without the signing key), plus the workspace and the step output cap."""
+    child = hostkey.without_key(env)
     child.update({WORKSPACE_VAR: str(workspace), CAP_VAR: str(limits.max_bytes), CAP_SETTING_VAR: "maxStdoutBytes"})
     return child
 
@@ -148,13 +159,13 @@ def _number(value: Any, default: float) -> float:
     return float(value)
 
 
-def _run_child(argv: list[str], cwd: Path, env: dict[str, str], limits: _Limits) -> Envelope:
+def _run_child(payload: dict[str, Any], cwd: Path, env: dict[str, str], limits: _Limits) -> Envelope:
     proc = subprocess.Popen(
         [sys.executable, "-m", "lobsterlang.interpret.toolchild"], cwd=cwd, env=env, start_new_session=True,
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )
     try:
-        _send(proc, argv)
+        _send(proc, payload)
         stdout = _collect(proc, limits)
     except BaseException:
         stop_tree(proc)
@@ -162,11 +173,11 @@ def _run_child(argv: list[str], cwd: Path, env: dict[str, str], limits: _Limits)
     return _parse_envelope(stdout)
 
 
-def _send(proc: subprocess.Popen[bytes], argv: list[str]) -> None:
-    """The argument list, as JSON on the runner's stdin (it reads all of it before it starts)."""
+def _send(proc: subprocess.Popen[bytes], payload: dict[str, Any]) -> None:
+    """The arguments (and key), as JSON on the runner's stdin (it reads all of it before it starts)."""
     assert proc.stdin is not None
     with contextlib.suppress(BrokenPipeError):
-        proc.stdin.write(json.dumps(argv).encode("utf-8", "surrogatepass"))
+        proc.stdin.write(json.dumps(payload).encode("utf-8", "surrogatepass"))
     with contextlib.suppress(BrokenPipeError):
         proc.stdin.close()
 

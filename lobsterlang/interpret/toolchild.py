@@ -1,4 +1,4 @@
-"""The tool call's runner process: `lobster` arguments arrive as a JSON list on stdin, so size and NUL bytes never hit argv."""
+"""The tool call's runner process: `lobster` arguments (and the host's signing key) arrive as JSON on stdin, never in argv or the environment."""
 
 from __future__ import annotations
 
@@ -8,11 +8,16 @@ import sys
 
 
 def main() -> int:
-    """Read the argument list, give the steps an empty stdin, and run `lobster` with it."""
-    argv = json.loads(sys.stdin.buffer.read())
+    """Read the arguments (and the host's signing key), give the steps an empty stdin, and run `lobster`."""
+    given = json.loads(sys.stdin.buffer.read())
+    argv, key = (given.get("argv"), given.get("signingKey")) if isinstance(given, dict) else (given, None)
     if not isinstance(argv, list) or not all(isinstance(word, str) for word in argv):
-        sys.stderr.write("lobster tool runner: expected a JSON list of strings on stdin\n")
+        sys.stderr.write('lobster tool runner: expected {"argv": [strings]} on stdin\n')
         return 2
+    if isinstance(key, str):
+        from lobsterlang.interpret import hostkey
+
+        hostkey.hold(hostkey.parse(key))
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)

@@ -8,6 +8,7 @@ import sys
 from typing import BinaryIO
 
 from lobsterlang.diagnostics import Diagnostic, Severity
+from lobsterlang.digits import whole_number
 from lobsterlang.reading import read_file, read_stream
 from lobsterlang.record import Record
 from lobsterlang.span import LineIndex, Span
@@ -21,7 +22,8 @@ MAX_INPUT_BYTES_ENV = "LOBSTER_MAX_INPUT_BYTES"
 def max_input_bytes() -> int:
     """The size limit in force: LOBSTER_MAX_INPUT_BYTES when it is a positive integer, else the default."""
     raw = os.environ.get(MAX_INPUT_BYTES_ENV, "").strip()
-    return int(raw) if raw.isdecimal() and int(raw) > 0 else DEFAULT_MAX_INPUT_BYTES
+    number = whole_number(raw)
+    return number if number else DEFAULT_MAX_INPUT_BYTES
 
 
 def read_source(path: str | os.PathLike[str]) -> bytes:

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from lobsterlang.interpret import hostkey
 from lobsterlang.interpret.errors import UsageError
 from lobsterlang.interpret.state import StateStore
 
@@ -80,7 +81,16 @@ _POSTGRES = ("postgresql://", "postgres://")
 
 
 def store_from_env(env: Mapping[str, str]) -> StateStore:
-    """The store `LOBSTER_BACKEND` names: a `postgresql://` URL, or (unset) the state directory."""
+    """The store `LOBSTER_BACKEND` names (a `postgresql://` URL, or unset: the state directory), with the host's key."""
+    store = _store_for(env)
+    try:
+        store.host_key = hostkey.for_env(env)
+    except hostkey.HostKeyError as exc:
+        store.host_key_problem = str(exc)
+    return store
+
+
+def _store_for(env: Mapping[str, str]) -> StateStore:
     url = env.get(BACKEND_ENV, "").strip()
     if not url:
         return StateStore.from_env(env)

@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from lobsterlang.interpret.backend import Holder
+from lobsterlang.interpret.errors import StateIntegrityError
 from lobsterlang.interpret.state import StateStore
+from lobsterlang.interpret.statefiles import CorruptState, is_real_dir
 from lobsterlang.interpret.workflow import journal as files
 from lobsterlang.interpret.workflow.runlock import holder_pid
 
@@ -26,9 +28,10 @@ class FileBackend:
         if not run_id or "/" in run_id or "\0" in run_id or run_id in (".", ".."):
             return None
         path = files.runs_dir(self.store) / f"{run_id}.jsonl"
-        if not path.is_file():
-            return None
-        return files.read_journal(path)
+        try:
+            return files.read_journal(path) if is_real_dir(str(path.parent)) else None
+        except CorruptState as exc:
+            raise StateIntegrityError(f"The journal of run {run_id} cannot be read: {exc}; nothing ran") from None
 
     def list_runs(self) -> list[files.RunLog]:
         return files.list_runs(self.store)

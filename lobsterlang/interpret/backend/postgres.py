@@ -14,13 +14,19 @@ import os
 import socket
 from typing import Any
 
+from lobsterlang.digits import whole_number
 from lobsterlang.interpret.backend import BackendStore, Holder
+from lobsterlang.interpret.backend.redact import password_problem, redacted, scrubbed
 from lobsterlang.interpret.errors import ApprovalNotFound, StateNotFound, UsageError
-from lobsterlang.interpret.state import Claim, CorruptState, _process_alive, now_iso, random_hex
+from lobsterlang.interpret.state import Claim, _process_alive, approval_id_of, now_iso, random_hex
+from lobsterlang.interpret.statefiles import CorruptState
 from lobsterlang.interpret.workflow.errors import WorkflowUsageError
 from lobsterlang.interpret.workflow.journal import EventJournal, RunLog, event_line, replay
 
 SCHEMA_LOCK = 0x10B5_7E12
+"""Held (per transaction) while the schema is created: two processes on a fresh database never create a table twice."""
+STARTUP_LOCK = 0x10B5_7E13
+"""Held by a worker while it starts (DBOS creates its own tables then): workers started together start one by one."""
 RUN_LOCK = 0x10B5
 SCHEMA = """
 CREATE SCHEMA IF NOT EXISTS lobster;
@@ -34,6 +40,7 @@ CREATE TABLE IF NOT EXISTS lobster.claims (
 CREATE TABLE IF NOT EXISTS lobster.approvals (
     id text PRIMARY KEY, state_key text NOT NULL, token text, created_at text NOT NULL);
 CREATE TABLE IF NOT EXISTS lobster.signing_key (one int PRIMARY KEY CHECK (one = 1), key text NOT NULL);
+CREATE TABLE IF NOT EXISTS lobster.workers (executor_id text PRIMARY KEY, seen_at timestamptz NOT NULL DEFAULT now());
 """
 
 
@@ -46,27 +53,19 @@ JOIN pg_stat_activity a ON a.pid = l.pid
 """The runs whose advisory lock (`pg_try_advisory_lock(RUN_LOCK, hashtext(run id))`) a live session holds."""
 
 
-def redacted(url: str) -> str:
-    """`url` without its password (for messages)."""
-    from urllib.parse import urlsplit, urlunsplit
-
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
-    return urlunsplit(parts._replace(netloc=netloc))
-
-
 def connect(url: str) -> Any:
     """An autocommit connection with the schema in place (created once, under an advisory lock)."""
     try:
         import psycopg
     except ImportError:
         raise UsageError("The Postgres backend needs the dbos extra: pip install 'lobsterlang[dbos]'") from None
+    problem = password_problem(url)
+    if problem is not None:
+        raise UsageError(f"Cannot connect to the backend: {problem}")
     try:
         conn = psycopg.connect(url, autocommit=True, connect_timeout=10, application_name=f"lobster {_owner()}"[:63])
-    except psycopg.Error as exc:
-        raise UsageError(f"Cannot connect to the backend {redacted(url)}: {str(exc).strip()}") from None
+    except (psycopg.Error, ValueError) as exc:
+        raise UsageError(f"Cannot connect to the backend {redacted(url)}: {scrubbed(str(exc).strip(), url)}") from None
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
         conn.execute(SCHEMA)
@@ -162,7 +161,8 @@ class PgStore(BackendStore):
         rows = self.conn.execute("SELECT id, owner FROM lobster.claims WHERE key = %s", (key,)).fetchall()
         for claim_id, owner in rows:
             name, _, pid = str(owner).rpartition(":")
-            if name == host and pid.isdigit() and not _process_alive(int(pid)):
+            number = whole_number(pid)
+            if name == host and number is not None and not _process_alive(number):
                 PgClaim(self, claim_id, key, None, None).put_back()
                 return self.read(key) is not None
         return False
@@ -180,18 +180,13 @@ class PgStore(BackendStore):
             raise CorruptState("lobster.signing_key is not 64 hex characters")
         return key
 
-    def new_approval_id(self, state_key: str, token: str) -> str | None:
-        for _ in range(16):
-            approval_id = random_hex(4)
-            inserted = self.conn.execute(
-                "INSERT INTO lobster.approvals (id, state_key, token, created_at) VALUES (%s, %s, %s, %s) "
-                "ON CONFLICT DO NOTHING", (approval_id, state_key, token, now_iso())).rowcount
-            if inserted:
-                return approval_id
-        return None
+    def publish_approval_id(self, approval_id: str, state_key: str, token: str) -> bool:
+        return bool(self.conn.execute(
+            "INSERT INTO lobster.approvals (id, state_key, token, created_at) VALUES (%s, %s, %s, %s) "
+            "ON CONFLICT DO NOTHING", (approval_id, state_key, token, now_iso())).rowcount)
 
     def approval_index(self, approval_id: str) -> tuple[str, str | None]:
-        clean = "".join(c for c in approval_id if c in "0123456789abcdef")
+        clean = approval_id_of(approval_id)
         row = self.conn.execute("SELECT state_key, token FROM lobster.approvals WHERE id = %s", (clean,)).fetchone()
         if row is None:
             raise ApprovalNotFound(approval_id)
@@ -282,4 +277,5 @@ class PgBackend:
 def _holder(application: str) -> Holder:
     """`lobster host:pid` read back (another client's session: pid 0, host unknown)."""
     host, _, pid = application.removeprefix("lobster ").rpartition(":")
-    return Holder(int(pid), host) if application.startswith("lobster ") and pid.isdigit() else Holder(0)
+    number = whole_number(pid)
+    return Holder(number, host) if application.startswith("lobster ") and number is not None else Holder(0)

@@ -20,7 +20,8 @@ from typing import Any
 
 from lobsterlang import __version__
 from lobsterlang.interpret.backend import BACKEND_ENV
-from lobsterlang.interpret.backend.postgres import PgStore, connect, redacted
+from lobsterlang.interpret.backend.postgres import STARTUP_LOCK, PgStore, connect
+from lobsterlang.interpret.backend.redact import redacted, scrubbed
 from lobsterlang.interpret.errors import UsageError
 from lobsterlang.interpret.workflow.journal import event_line
 
@@ -30,9 +31,6 @@ APP = "lobster"
 HEARTBEAT_S = 1.0
 LEASE_S = 5.0
 POLL_S = 0.2
-WORKERS_TABLE = """
-CREATE TABLE IF NOT EXISTS lobster.workers (executor_id text PRIMARY KEY, seen_at timestamptz NOT NULL DEFAULT now())
-"""
 
 
 def enqueue(url: str, run_id: str, cwd: str, workflow_id: str | None = None,
@@ -61,18 +59,25 @@ def enqueue(url: str, run_id: str, cwd: str, workflow_id: str | None = None,
         finally:
             client.destroy()
     except Exception as exc:
-        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        reason = scrubbed(str(exc).splitlines()[0], url) if str(exc) else type(exc).__name__
         raise UsageError(f"Cannot queue the run on {redacted(url)}: {reason} "
                          "(hint: start a worker once first: lobster worker --backend URL)") from None
     finally:
         engine.dispose()
 
 
-def final_envelope(url: str, run_id: str) -> dict[str, Any] | None:
+def dbos_ready(store: PgStore) -> bool:
+    """Whether a worker ever ran on this database (DBOS creates its tables when the first one starts)."""
+    return store.conn.execute("SELECT to_regclass('dbos.workflow_status') IS NOT NULL").fetchone()[0] is True
+
+
+def final_envelope(store: PgStore, run_id: str) -> dict[str, Any] | None:
     """The envelope the last worker execution of run `run_id` ended with (None: no finished execution)."""
+    if not dbos_ready(store):
+        return None  # no worker ever ran here, so none finished the run
     from dbos import DBOSClient
 
-    client = DBOSClient(system_database_url=url)
+    client = DBOSClient(system_database_url=store.url)
     try:  # the continuations after gates (`<run id>:<state key>`) are newer than the first execution (`<run id>`)
         done = (client.list_workflows(workflow_id_prefix=f"{run_id}:", name=WORKFLOW, status="SUCCESS", sort_desc=True, limit=1)
                 or client.list_workflows(workflow_ids=[run_id], name=WORKFLOW, status="SUCCESS"))
@@ -113,15 +118,20 @@ def serve(url: str, stop: threading.Event | None = None, grace_s: int = 30) -> N
     """Execute queued runs until SIGTERM/SIGINT (or `stop`); in-flight runs get `grace_s` to finish."""
     from dbos import DBOS
 
-    conn = connect(url)  # a bad URL is a usage error before DBOS starts
-    conn.execute(WORKERS_TABLE)
+    conn = connect(url)  # a bad URL is a usage error before DBOS starts; the schema (workers table too) is in place
     stop = stop or _stop_on_signals()
     executor_id = f"{socket.gethostname()}-{os.getpid()}"
-    _register(url)
-    DBOS(config={"name": APP, "system_database_url": url, "executor_id": executor_id,
-                 "application_version": __version__, "log_level": os.environ.get("LOBSTER_WORKER_LOG", "WARNING")})
-    DBOS.launch()
-    DBOS.register_queue(QUEUE, worker_concurrency=1, polling_interval_sec=POLL_S)
+    if not _startup_turn(conn, stop):
+        conn.close()
+        return  # stopped while another worker was starting
+    try:  # DBOS creates its tables on a fresh database: one worker at a time
+        _register(url)
+        DBOS(config={"name": APP, "system_database_url": url, "executor_id": executor_id,
+                     "application_version": __version__, "log_level": os.environ.get("LOBSTER_WORKER_LOG", "WARNING")})
+        DBOS.launch()
+        DBOS.register_queue(QUEUE, worker_concurrency=1, polling_interval_sec=POLL_S)
+    finally:
+        conn.execute("SELECT pg_advisory_unlock(%s)", (STARTUP_LOCK,))
     try:
         while not stop.wait(HEARTBEAT_S):
             conn.execute("INSERT INTO lobster.workers (executor_id) VALUES (%s) "
@@ -132,6 +142,19 @@ def serve(url: str, stop: threading.Event | None = None, grace_s: int = 30) -> N
         conn.execute("DELETE FROM lobster.workers WHERE executor_id = %s", (executor_id,))
         conn.close()
         DBOS.destroy(workflow_completion_timeout_sec=grace_s)
+
+
+def _startup_turn(conn: Any, stop: threading.Event) -> bool:
+    """Take the database's start-up lock (a session lock: released if this process dies); False when stopped first.
+
+    Polled, never waited for in one statement: DBOS builds indexes `CONCURRENTLY` while it starts,
+    which waits for every open statement, so a worker blocked inside `pg_advisory_lock` would
+    deadlock with the one starting.
+    """
+    while not conn.execute("SELECT pg_try_advisory_lock(%s)", (STARTUP_LOCK,)).fetchone()[0]:
+        if stop.wait(POLL_S):
+            return False
+    return True
 
 
 def _take_dead_workers(conn: Any, me: str) -> list[str]:

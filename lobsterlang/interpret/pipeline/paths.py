@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from lobsterlang.digits import is_whole
 from lobsterlang.interpret.values import UNDEFINED
 
 Getter = Callable[[Any], Any]
@@ -74,7 +75,7 @@ def _string_key(text: str, key: str) -> Any:
         count = len(units) // 2
     if key == "length":
         return count
-    if not (key.isascii() and key.isdigit()) or (key != "0" and key.startswith("0")) or int(key) >= count:
+    if not is_whole(key) or (key != "0" and key.startswith("0")) or int(key) >= count:
         return UNDEFINED
     at = int(key)
     return text[at] if not units else units[2 * at : 2 * at + 2].decode("utf-16-le", "surrogatepass")
@@ -92,6 +93,6 @@ def get_key(value: Any, key: str) -> Any:
 def _list_key(items: list[Any], key: str) -> Any:
     if key == "length":
         return len(items)
-    if key.isdigit() and (key == "0" or not key.startswith("0")) and int(key) < len(items):
+    if is_whole(key) and (key == "0" or not key.startswith("0")) and int(key) < len(items):
         return items[int(key)]
     return UNDEFINED

@@ -18,6 +18,7 @@ from typing import Any, Literal, TextIO
 
 from lobsterlang import ir
 from lobsterlang.gcpause import collector_paused
+from lobsterlang.interpret import allowlist
 from lobsterlang.interpret.errors import CommandError
 from lobsterlang.interpret.llmspend import StepSpend
 from lobsterlang.interpret.pipeline.args import ShellRenderer, StageArgs, WordRenderer, literal_word
@@ -148,6 +149,7 @@ def _run_stages(pipeline: ir.Pipeline, items: Iterable[Any], ctx: RunContext, st
     stages = pipeline.stages[start_at:]
     names = [ctx.render_word(stage.name) for stage in stages]
     commands = [lookup(name) for name in names]
+    allowlist.check(names, ctx.env)  # a tool request on a host that lists its commands
     stream: Iterator[Any] = iter(items)
     streams: list[Iterator[Any]] = []
     rendered = False

@@ -48,10 +48,10 @@ def envelope_for(pipeline: ir.Pipeline, result: PipelineResult, ctx: RunContext)
     state = _resume_state(pipeline, result.halt)
     request = to_json_data(result.halt.request)
     bound = gatestate.binding(PIPELINE_KIND, key, key, str(result.halt.index), state["pipeline"], request, ttl)
-    gatestate.write_sealed(store, signer, key, state, bound)
-    token = gatestate.token_for(signer, bound)
-    if result.halt.kind == "approval_request":
-        return needs_approval_envelope(request, token, store.new_approval_id(key, token))
+    approval = result.halt.kind == "approval_request"
+    token, approval_id = gatestate.issue(store, signer, key, state, bound, approval=approval)
+    if approval:
+        return needs_approval_envelope(request, token, approval_id)
     return needs_input_envelope(request, token)
 
 

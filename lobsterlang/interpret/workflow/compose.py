@@ -6,6 +6,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from lobsterlang import ir
+from lobsterlang.interpret import allowlist
 from lobsterlang.interpret.confine import outside_message
 from lobsterlang.interpret.process import Cancellation
 from lobsterlang.interpret.values import stringify
@@ -46,6 +47,7 @@ def run_child(
 
     path = child_path(runner, step, call)
     workflow, _ = load_workflow(path)
+    allowlist.check_workflow(workflow, env)
     args = resolve_args(workflow, child_args(call, runner.scope()))
     try:
         check_required_args(workflow, args)

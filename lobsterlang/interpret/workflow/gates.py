@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
@@ -15,23 +16,22 @@ _YES = ("1", "true", "yes", "y")
 
 
 def env_identity(env: Mapping[str, str]) -> dict[str, Any]:
-    """Identity defaults from LOBSTER_APPROVAL_INITIATED_BY / _REQUIRED_APPROVER / _REQUIRE_DIFFERENT_APPROVER."""
+    """Identity defaults from LOBSTER_APPROVAL_INITIATED_BY / _REQUIRED_APPROVER / _REQUIRE_DIFFERENT_APPROVER (trimmed; blank: unset)."""
     identity: dict[str, Any] = {}
-    if env.get("LOBSTER_APPROVAL_INITIATED_BY"):
-        identity["initiatedBy"] = env["LOBSTER_APPROVAL_INITIATED_BY"]
-    if env.get("LOBSTER_APPROVAL_REQUIRED_APPROVER"):
-        identity["requiredApprover"] = env["LOBSTER_APPROVAL_REQUIRED_APPROVER"]
+    for key, var in (("initiatedBy", "LOBSTER_APPROVAL_INITIATED_BY"), ("requiredApprover", "LOBSTER_APPROVAL_REQUIRED_APPROVER")):
+        if env.get(var, "").strip():
+            identity[key] = env[var].strip()
     if env.get("LOBSTER_APPROVAL_REQUIRE_DIFFERENT_APPROVER", "").strip().lower() in _YES:
         identity["requireDifferentApprover"] = True
     return identity
 
 
 def configured_identity(approval: ir.Approval, env: Mapping[str, str]) -> dict[str, Any]:
-    """The step's identity fields over the environment's defaults."""
+    """The step's identity fields (trimmed; blank: unset) over the environment's defaults."""
     identity = env_identity(env)
     for key, value in (("initiatedBy", approval.initiated_by), ("requiredApprover", approval.required_approver)):
-        if value is not None:
-            identity[key] = value
+        if value is not None and value.strip():
+            identity[key] = value.strip()
     if approval.require_different_approver is not None:
         identity["requireDifferentApprover"] = approval.require_different_approver
     return identity
@@ -92,17 +92,28 @@ def _with_identity(request: dict[str, Any], identity: dict[str, Any]) -> dict[st
     return request
 
 
+def approver_of(env: Mapping[str, str]) -> str | None:
+    """Who approves: LOBSTER_APPROVAL_APPROVED_BY, trimmed (None when unset or blank)."""
+    return env.get("LOBSTER_APPROVAL_APPROVED_BY", "").strip() or None
+
+
+def identity_key(name: Any) -> str:
+    """An identity as it is compared: NFKC-normalised, blanks trimmed, case-folded (`" BOT"` is `bot`); "" for none."""
+    return unicodedata.normalize("NFKC", name).strip().casefold() if isinstance(name, str) else ""
+
+
 def check_approver(step_id: str, identity: Mapping[str, Any], approver: str | None) -> None:
-    """Enforce `requiredApprover` / `requireDifferentApprover`; WorkflowUsageError names the problem."""
+    """Enforce `requiredApprover` / `requireDifferentApprover` on normalised identities; WorkflowUsageError names the problem."""
     required, different = identity.get("requiredApprover"), identity.get("requireDifferentApprover") is True
     if not required and not different:
         return
-    if not approver:
+    who = identity_key(approver)
+    if not who:
         raise WorkflowUsageError(f"Workflow step {step_id} approval requires approver identity; set LOBSTER_APPROVAL_APPROVED_BY")
-    if required and approver != required:
+    if required and who != identity_key(required):
         raise WorkflowUsageError(f"Workflow step {step_id} approval requires approver '{required}', got '{approver}'")
     initiator = identity.get("initiatedBy")
-    if different and initiator and approver == initiator:
+    if different and identity_key(initiator) and who == identity_key(initiator):
         raise WorkflowUsageError(f"Workflow step {step_id} approval must be granted by someone other than '{initiator}'")
 
 

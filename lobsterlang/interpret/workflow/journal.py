@@ -22,6 +22,7 @@ import contextlib
 import json
 import os
 import secrets
+import sys
 import threading
 import time
 from collections.abc import Sequence
@@ -30,7 +31,16 @@ from pathlib import Path
 from typing import Any
 
 from lobsterlang import ir
+from lobsterlang.interpret.errors import StateIntegrityError
 from lobsterlang.interpret.state import StateStore, now_iso
+from lobsterlang.interpret.statefiles import (
+    MAX_STATE_BYTES,
+    CorruptState,
+    is_real_dir,
+    open_regular,
+    private_subdir,
+    read_regular,
+)
 from lobsterlang.interpret.values import to_json_data
 from lobsterlang.interpret.workflow.engine import Hooks
 from lobsterlang.interpret.workflow.refs import Record
@@ -152,17 +162,13 @@ class Journal(EventJournal):
 
     def __init__(self, store: StateStore, run_id: str) -> None:
         super().__init__(run_id)
+        self.store = store
         self.path = runs_dir(store) / f"{run_id}.jsonl"
         self._fd: int | None = None
 
     def open(self) -> None:
         if self._fd is None:
-            directory = self.path.parent
-            directory.mkdir(parents=True, exist_ok=True)
-            with contextlib.suppress(OSError):
-                os.chmod(directory.parent, 0o700)
-                os.chmod(directory, 0o700)
-            self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
+            self._fd = open_journal(self.store, self.path)
             if _ends_torn(self._fd):  # a crash cut the last line: end it, so ours start on their own
                 os.write(self._fd, b"\n")
 
@@ -194,6 +200,25 @@ class Journal(EventJournal):
         self.close()
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()
+
+
+def open_journal(store: StateStore, path: Path) -> int:
+    """The journal file opened for appending (created 0600 in the 0700 `runs` folder); `state_integrity` when unusable."""
+    try:
+        ensure_private_dir(store.root)
+        private_subdir(store.root, RUNS_DIR)
+        fd = open_regular(str(path), os.O_RDWR | os.O_CREAT | os.O_APPEND)
+    except CorruptState as exc:
+        raise StateIntegrityError(f"The journal of run {path.stem} cannot be written: {exc}") from None
+    assert fd is not None
+    return fd
+
+
+def ensure_private_dir(root: str) -> None:
+    """The state directory, created with mode 0700."""
+    os.makedirs(root, mode=0o700, exist_ok=True)
+    with contextlib.suppress(OSError):
+        os.chmod(root, 0o700)
 
 
 def _ends_torn(fd: int) -> bool:
@@ -256,14 +281,18 @@ EVENT_FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
 
 
 def read_journal(path: Path) -> RunLog | None:
-    """Replay a journal file; None when its first line is not a start event.
+    """Replay a journal file; None when there is none or its first line is not a start event.
 
     A torn line (a crash mid-write) or a foreign one (not an event of EVENT_FIELDS) is skipped
-    and listed in `RunLog.skipped`, so one bad line never hides the run.
+    and listed in `RunLog.skipped`, so one bad line never hides the run. A journal that is not
+    a regular file, or is larger than MAX_STATE_BYTES, is `CorruptState`.
     """
     events: list[dict[str, Any]] = []
     skipped = []
-    text = path.read_text(encoding="utf-8", errors="replace")
+    data = read_regular(str(path), MAX_STATE_BYTES)
+    if data is None:
+        return None
+    text = data.decode("utf-8", errors="replace")
     for number, line in enumerate(text.splitlines(), 1):
         event = _parse_event(line)
         if isinstance(event, dict):
@@ -350,12 +379,21 @@ def list_runs(store: StateStore, problems: list[str] | None = None) -> list[RunL
     Lines that were skipped, and journals without a start event, are added to `problems`.
     """
     directory = runs_dir(store)
-    if not directory.is_dir():
+    try:
+        if not is_real_dir(str(directory)):
+            return []
+    except CorruptState as exc:
+        sys.stderr.write(f"warning: {directory}: {exc}; no journal is read\n")
         return []
     logs = []
     found = problems if problems is not None else []
     for path in sorted(directory.glob("*.jsonl")):
-        log = read_journal(path)
+        try:
+            log = read_journal(path)
+        except CorruptState as exc:
+            found.append(f"{path}: {exc}; file skipped")
+            sys.stderr.write(f"warning: {path}: {exc}; file skipped\n")
+            continue
         if log is not None:
             logs.append(log)
             found.extend(log.skipped)

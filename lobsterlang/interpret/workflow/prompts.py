@@ -10,7 +10,7 @@ from typing import Any, TextIO
 from lobsterlang import ir
 from lobsterlang.interpret.workflow.context import Options
 from lobsterlang.interpret.workflow.errors import WorkflowError
-from lobsterlang.interpret.workflow.gates import check_approver, check_response
+from lobsterlang.interpret.workflow.gates import approver_of, check_approver, check_response
 from lobsterlang.interpret.workflow.refs import Record
 
 
@@ -34,7 +34,7 @@ def ask_approval(
     answer = _read_line(opts).strip().lower()
     if answer not in ("y", "yes"):
         raise WorkflowError("Not approved")
-    approver = env.get("LOBSTER_APPROVAL_APPROVED_BY") or None
+    approver = approver_of(env)
     check_approver(step.id, identity, approver)
     record["approved"] = True
     if approver:

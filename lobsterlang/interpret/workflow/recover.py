@@ -75,7 +75,7 @@ def _finished_on_worker(store: StateStore, run_id: str) -> Envelope | None:
     from lobsterlang.interpret.backend.postgres import PgStore
     from lobsterlang.interpret.backend.worker import final_envelope
 
-    return final_envelope(store.url, run_id) if isinstance(store, PgStore) else None
+    return final_envelope(store, run_id) if isinstance(store, PgStore) else None
 
 
 def _at_gate(log: RunLog, decision: Any, ctx: Any) -> Envelope:
@@ -87,7 +87,8 @@ def _at_gate(log: RunLog, decision: Any, ctx: Any) -> Envelope:
         )
     from lobsterlang.interpret.workflow.runs import resume
 
-    return resume(str(log.halted.get("stateKey")), decision, ctx, run_id=log.run_id)
+    step = log.halted.get("step")
+    return resume(str(log.halted.get("stateKey")), decision, ctx, run_id=log.run_id, gate=step if isinstance(step, str) else None)
 
 
 def _continue(log: RunLog, retry_step: bool, skip_step: bool, ctx: Any) -> Envelope:

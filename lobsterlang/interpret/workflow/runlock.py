@@ -16,7 +16,10 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from lobsterlang.digits import whole_number
+from lobsterlang.interpret.errors import StateIntegrityError
 from lobsterlang.interpret.state import StateStore
+from lobsterlang.interpret.statefiles import CorruptState, open_regular, private_subdir
 from lobsterlang.interpret.workflow.errors import WorkflowError
 
 LOCK_SUFFIX = ".lock"
@@ -61,8 +64,10 @@ def holder_pid(store: StateStore, run_id: str) -> int | None:
     if not store.on_disk:
         return None
     try:
-        fd = os.open(lock_path(store, run_id), os.O_RDONLY)
-    except OSError:
+        fd = open_regular(str(lock_path(store, run_id)))
+    except (CorruptState, OSError):
+        return None
+    if fd is None:
         return None
     try:
         fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
@@ -76,10 +81,9 @@ def holder_pid(store: StateStore, run_id: str) -> int | None:
 
 
 def _acquire(path: str, run_id: str) -> int:
-    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
     deadline = time.monotonic() + _RETRY_S
     while True:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        fd = _open_lock(path, run_id)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -94,6 +98,17 @@ def _acquire(path: str, run_id: str) -> int:
             os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
             return fd
         os.close(fd)  # the previous holder removed this file as we opened it: lock the new one
+
+
+def _open_lock(path: str, run_id: str) -> int:
+    """The lock file, created 0600 in the 0700 `runs` folder; `state_integrity` when something else is there."""
+    try:
+        private_subdir(os.path.dirname(os.path.dirname(path)), os.path.basename(os.path.dirname(path)))
+        fd = open_regular(path, os.O_RDWR | os.O_CREAT)
+    except CorruptState as exc:
+        raise StateIntegrityError(f"Run {run_id} cannot be locked: {exc}; nothing ran") from None
+    assert fd is not None
+    return fd
 
 
 def _busy_message(run_id: str, pid: int | None) -> str:
@@ -115,7 +130,7 @@ def _read_pid(fd: int) -> int | None:
         text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
     except OSError:
         return None
-    return int(text) if text.isdigit() else None
+    return whole_number(text)
 
 
 def _release(key: tuple[str, int]) -> None:

@@ -8,17 +8,17 @@ from collections.abc import Mapping
 from typing import Any
 
 from lobsterlang import ir
-from lobsterlang.interpret import gatestate
+from lobsterlang.interpret import allowlist, gatestate
 from lobsterlang.interpret.backend import backend_of
 from lobsterlang.interpret.envelope import Envelope, cancelled_envelope, error_envelope, ok_envelope
-from lobsterlang.interpret.errors import Cancelled, LobsterRunError, StateNotFound
+from lobsterlang.interpret.errors import Cancelled, LobsterRunError, StateIntegrityError, StateNotFound
 from lobsterlang.interpret.state import Claim, StateStore
 from lobsterlang.interpret.tokens import TokenPayload
 from lobsterlang.interpret.values import to_json_data
 from lobsterlang.interpret.workflow.context import Answer, Frame, Options
 from lobsterlang.interpret.workflow.engine import Runner
 from lobsterlang.interpret.workflow.errors import NotRetried, StepTimeout, WorkflowError, WorkflowUsageError
-from lobsterlang.interpret.workflow.gates import check_approver, check_response
+from lobsterlang.interpret.workflow.gates import approver_of, check_approver, check_response
 from lobsterlang.interpret.workflow.journal import EventJournal, new_run_id
 from lobsterlang.interpret.workflow.runlock import RunBusy, hold_run
 from lobsterlang.interpret.workflow.session import RunInfo, Stored, file_digest, read_state, save_halt
@@ -26,6 +26,7 @@ from lobsterlang.interpret.workflow.session import RunInfo, Stored, file_digest,
 
 def start_run(frame: Frame, opts: Options) -> Envelope:
     """Run a freshly loaded workflow from its first step, journaling every step."""
+    allowlist.check_workflow(frame.workflow, frame.base_env)  # before the run exists: nothing to forget
     info = RunInfo(new_run_id(), file_digest(frame.path), opts.raw_args)
     journal = backend_of(opts.store).journal(info.run_id)
     with hold_run(opts.store, info.run_id):
@@ -37,6 +38,7 @@ def drive(frame: Frame, opts: Options, journal: EventJournal, info: RunInfo, sta
           *, fresh: bool) -> Envelope:
     """Run from `start`; a halt writes resume state, the end of the run removes the journal."""
     opts.run_id = info.run_id
+    allowlist.check_workflow(frame.workflow, frame.base_env, start)
     runner = Runner(frame, opts, journal)
     try:
         outcome = runner.run(start, last)
@@ -51,6 +53,9 @@ def drive(frame: Frame, opts: Options, journal: EventJournal, info: RunInfo, sta
     except NotRetried as exc:  # failed after a dispatch, which may have taken effect: kept, as after a timeout
         journal.not_retried(runner.index, exc.step_id, exc.calls)
         journal.close()
+        raise
+    except StateIntegrityError:  # the journal cannot be written (a special file in its place): leave it be
+        journal.pending = []
         raise
     except BaseException:
         if fresh or runner.started:
@@ -86,7 +91,7 @@ def apply_decision(stored: Stored, decision: Any, env: Mapping[str, str]) -> Non
         if stored.pipeline_stage is None:  # an `input:` step (inside a `pipeline:` step, the step itself continues)
             stored.results[gate] = {"id": gate, "subject": stored.state.get("inputSubject"), "response": decision.response}
         return
-    approver = env.get("LOBSTER_APPROVAL_APPROVED_BY") or None
+    approver = approver_of(env)
     identity = stored.state.get("approvalIdentity")
     check_approver(gate, identity if isinstance(identity, dict) else {}, approver)
     record = dict(stored.results.get(gate) or {"id": gate})
@@ -104,13 +109,15 @@ def _forget(store: StateStore, claim: Claim, stored: Stored | None, key: str) ->
             store.delete_approval_ids(old)
 
 
-def resume(state_key: str, decision: Any, ctx: Any, token: TokenPayload | None = None, run_id: str | None = None) -> Envelope:
+def resume(state_key: str, decision: Any, ctx: Any, token: TokenPayload | None = None, run_id: str | None = None,
+           gate: str | None = None) -> Envelope:
     """Resume a workflow halted at a gate (called by `lobster resume` for `workflow-file` tokens).
 
     `decision` is `lobsterlang.interpret.pipeline.session.Decision` (approve / response /
     cancel); `ctx` a pipeline `RunContext` (env, cwd, store, cancel); `token` the verified
-    token (None for `resume --run RUN_ID`, which checks the state's own seal). Returns the envelope.
-    Whatever is refused before a step starts puts the state back unchanged.
+    token (None for `resume --run RUN_ID`, which checks the state's own seal and that it is
+    bound to run `run_id` and its journal's `gate`). Returns the envelope. Whatever is refused
+    before a step starts puts the state back unchanged.
     """
     store: StateStore = ctx.store
     bound_run = token.binding.get("run") if token is not None and isinstance(token.binding, dict) else None
@@ -121,18 +128,24 @@ def resume(state_key: str, decision: Any, ctx: Any, token: TokenPayload | None =
             return cancelled_envelope()  # already cancelled (or finished): cancelling again succeeds
         raise
     try:
-        stored = _verified(claim, state_key, decision, ctx, token)
+        stored = _verified(claim, state_key, decision, ctx, token, _expected(run_id, gate))
     except (WorkflowError, LobsterRunError) as exc:
         claim.put_back()
         if isinstance(exc, LobsterRunError):
             raise
         return error_envelope("runtime_error", str(exc))
     run_id = str(stored.extra.get("runId") or run_id or new_run_id())
+    held = False
     try:
         with hold_run(store, run_id):
+            held = True
             return _decide(stored, decision, ctx, claim, state_key, run_id)
-    except RunBusy as exc:  # `resume --run` is continuing this run: the token stays valid
-        claim.put_back()
+    except (RunBusy, StateIntegrityError) as exc:
+        if held:
+            raise
+        claim.put_back()  # another process runs it, or its lock file is unusable: the token stays valid
+        if isinstance(exc, StateIntegrityError):
+            raise
         return error_envelope("runtime_error", str(exc))
 
 
@@ -160,9 +173,16 @@ def _waiting_at(store: StateStore, run_id: str, key: str) -> bool:
     return log is not None and log.halted is not None and log.halted.get("stateKey") == key
 
 
-def _verified(claim: Claim, key: str, decision: Any, ctx: Any, token: TokenPayload | None) -> Stored:
+def _expected(run_id: str | None, gate: str | None) -> dict[str, str]:
+    """The binding fields `resume --run` names: the run, and the gate its journal waits at."""
+    named = {"run": run_id, "gate": gate}
+    return {field: value for field, value in named.items() if value is not None}
+
+
+def _verified(claim: Claim, key: str, decision: Any, ctx: Any, token: TokenPayload | None,
+              expect: dict[str, str]) -> Stored:
     """The claimed state, checked: seal and binding, readable IR, and (unless cancelling) not expired."""
-    bound = gatestate.verify_claim(ctx.store, claim, key, token, ctx.env, _stored_ir)
+    bound = gatestate.verify_claim(ctx.store, claim, key, token, ctx.env, _stored_ir, expect)
     stored = read_state(claim.value)
     if not (decision.cancel or decision.approve is False):
         gatestate.check_open(bound, stored.state, ctx.env)
@@ -215,7 +235,8 @@ def _drive_resumed(frame: Frame, opts: Options, journal: EventJournal, info: Run
             claim.put_back()
         if isinstance(exc, Cancelled):
             raise
-        return error_envelope("runtime_error", exc.message if isinstance(exc, LobsterRunError) else str(exc))
+        kind = exc.error_type if isinstance(exc, StateIntegrityError) else "runtime_error"
+        return error_envelope(kind, exc.message if isinstance(exc, LobsterRunError) else str(exc))
     _forget(opts.store, claim, stored, state_key)
     return envelope
 

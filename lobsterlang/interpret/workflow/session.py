@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lobsterlang import ir
+from lobsterlang.digits import whole_number
 from lobsterlang.interpret import gatestate
 from lobsterlang.interpret.envelope import Envelope, needs_approval_envelope, needs_input_envelope
 from lobsterlang.interpret.state import StateStore, now_iso
@@ -75,11 +76,8 @@ def halt_state(frame: Frame, halt: Halt, info: RunInfo) -> dict[str, Any]:
 
 def envelope_limit(env: Mapping[str, str]) -> int:
     """LOBSTER_MAX_TOOL_ENVELOPE_BYTES (default 512000; values under 1024 mean the default)."""
-    try:
-        value = int(env.get("LOBSTER_MAX_TOOL_ENVELOPE_BYTES", ""))
-    except ValueError:
-        return DEFAULT_ENVELOPE_BYTES
-    return value if value >= MIN_ENVELOPE_BYTES else DEFAULT_ENVELOPE_BYTES
+    value = whole_number(env.get("LOBSTER_MAX_TOOL_ENVELOPE_BYTES", "").strip())
+    return value if value is not None and value >= MIN_ENVELOPE_BYTES else DEFAULT_ENVELOPE_BYTES
 
 
 def _size(value: Any) -> int:
@@ -123,8 +121,7 @@ def save_halt(store: StateStore, frame: Frame, halt: Halt, info: RunInfo) -> Iss
     state = halt_state(frame, halt, info)
     request = to_json_data(halt.request)
     bound = gatestate.binding(WORKFLOW_KIND, key, info.run_id, halt.step.id, state["lobsterlang"]["ir"], request, ttl)
-    gatestate.write_sealed(store, signer, key, state, bound)
-    token = gatestate.token_for(signer, bound)
+    token, approval_id = gatestate.issue(store, signer, key, state, bound, approval=not halt.is_input)
     expires_at = gatestate.iso(bound["exp"])
     if halt.is_input:
         try:
@@ -132,7 +129,7 @@ def save_halt(store: StateStore, frame: Frame, halt: Halt, info: RunInfo) -> Iss
         except WorkflowError:
             store.delete(key)
             raise
-    return Issued(needs_approval_envelope(request, token, store.new_approval_id(key, token)), key, expires_at)
+    return Issued(needs_approval_envelope(request, token, approval_id), key, expires_at)
 
 
 def gate_expiry(value: Any) -> Any:

@@ -17,7 +17,7 @@ from lobsterlang.interpret.values import stringify
 
 NAME = "openclaw.agent"
 MAX_OUTPUT_BYTES = 10 * 1024 * 1024
-_INTEGER = re.compile(r"\d+")
+_INTEGER = re.compile(r"[0-9]+")
 _OPTIONS = (("agent", ("agent",)), ("model", ("model",)), ("session-key", ("session-key", "sessionKey")),
             ("session-id", ("session-id", "sessionId")), ("thinking", ("thinking",)))
 

@@ -22,7 +22,7 @@ from lobsterlang.interpret.values import (
 )
 
 Filter = Callable[[Any, list[str]], Any]
-_INT = re.compile(r"[+-]?\d+")
+_INT = re.compile(r"[+-]?[0-9]+")
 _JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 _DIGITS = re.compile(f"[{_JS_SPACE}]*([0-9]+)[{_JS_SPACE}]*")
 """Epoch milliseconds written as a string: ASCII digits, with the whitespace JavaScript's `\\s` trims around them."""

@@ -14,7 +14,8 @@ from lobsterlang.interpret.pipeline.commands.llm_http import Adapter, resolve_ad
 from lobsterlang.interpret.pipeline.runtime import RunContext, StageOutput
 from lobsterlang.interpret.pipeline.streams import drain
 from lobsterlang.interpret.schema_check import SchemaInvalid, first_problem
-from lobsterlang.interpret.state import CorruptState, now_iso
+from lobsterlang.interpret.state import now_iso
+from lobsterlang.interpret.statefiles import CorruptState
 from lobsterlang.interpret.values import js_string, stringify, to_number, truthy
 from lobsterlang.record import Record
 

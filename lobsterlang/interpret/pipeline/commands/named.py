@@ -13,7 +13,7 @@ from lobsterlang.interpret.pipeline.args import StageArgs
 from lobsterlang.interpret.pipeline.runtime import RunContext, StageOutput
 from lobsterlang.interpret.pipeline.streams import drain
 from lobsterlang.interpret.process import run_to_end
-from lobsterlang.interpret.state import CorruptState
+from lobsterlang.interpret.statefiles import CorruptState
 from lobsterlang.interpret.values import UNDEFINED, js_string, stringify, to_number, truthy
 
 PR_FIELDS = "number,title,url,state,isDraft,mergeable,reviewDecision,author,baseRefName,headRefName,updatedAt"

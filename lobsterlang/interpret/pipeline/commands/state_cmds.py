@@ -9,7 +9,7 @@ from lobsterlang.interpret.errors import CommandError
 from lobsterlang.interpret.pipeline.args import StageArgs
 from lobsterlang.interpret.pipeline.runtime import RunContext, StageOutput
 from lobsterlang.interpret.pipeline.streams import drain
-from lobsterlang.interpret.state import CorruptState
+from lobsterlang.interpret.statefiles import CorruptState
 from lobsterlang.interpret.values import stringify, to_json_data
 
 
