@@ -9,6 +9,7 @@ from typing import Generic, TypeVar, cast, overload
 from lobsterlang import ir
 from lobsterlang.commands.specs import BY_NAME, CommandSpec
 from lobsterlang.diagnostics import Diagnostic, Edit, Fix
+from lobsterlang.lint.config import NO_EXTENSIONS, Extensions
 from lobsterlang.lint.effects import unit_side_effect
 from lobsterlang.lint.registry import RULES
 from lobsterlang.lint.textmap import TextMap, part_offsets
@@ -52,10 +53,12 @@ class LintContext:
     """
 
     def __init__(self, path: str, text: str, workflow: ir.Workflow | None = None, pipeline: ir.Pipeline | None = None,
-                 target: str = "lobsterlang") -> None:
+                 target: str = "lobsterlang", extensions: Extensions = NO_EXTENSIONS) -> None:
         self.path = path
         self.target = target
         """The runtime the file is written for (`Config.target`)."""
+        self.extensions = extensions
+        """The commands and condition functions a Lobster fork or host adds (`Config.extensions`)."""
         self.text = text
         self.workflow = workflow
         self.pipeline = pipeline

@@ -11,6 +11,7 @@ from lobsterlang.diagnostics import Diagnostic
 from lobsterlang.gcpause import collector_paused
 from lobsterlang.lint.config import OFF_FOR_TARGET, Config, ignored_here
 from lobsterlang.lint.context import LintContext
+from lobsterlang.lint.extensions import declared_functions
 from lobsterlang.lint.registry import PER_STEP_CHECKS, Check, Rule, all_rules
 from lobsterlang.lint.rules import shellcheck
 from lobsterlang.lint.shellcheck_runs import ShellcheckRuns
@@ -157,18 +158,23 @@ def _shellcheck_findings(item: Prepared, runs: ShellcheckRuns[int]) -> list[Diag
     return [d for script, comments in answered for d in shellcheck.diagnostics(script, comments, item.text, index)]
 
 
-def _compile(source: Source, target: str) -> tuple[LintContext, list[Diagnostic]]:
+def _compile(source: Source, config: Config) -> tuple[LintContext, list[Diagnostic]]:
     if source.pipeline:
         text = source.data if isinstance(source.data, str) else source.data.decode("utf-8", "replace")
         result = compile_pipeline(text)
-        return LintContext(source.path, result.text, pipeline=result.ir, target=target), list(result.diagnostics)
+        ctx = LintContext(source.path, result.text, pipeline=result.ir, target=config.target, extensions=config.extensions)
+        return ctx, list(result.diagnostics)
     compiled = compile_workflow(source.data, source.path)
-    return LintContext(source.path, compiled.text, workflow=compiled.ir, target=target), list(compiled.diagnostics)
+    ctx = LintContext(source.path, compiled.text, workflow=compiled.ir, target=config.target, extensions=config.extensions)
+    diagnostics = list(compiled.diagnostics)
+    if config.extensions.functions and compiled.ir is not None:
+        diagnostics = declared_functions(ctx, diagnostics)
+    return ctx, diagnostics
 
 
 def _prepare(source: Source, enabled: Callable[[str], bool], checks: list[Check], config: Config, with_scripts: bool,
              keep_ir: bool, remembered: StepFindings | None = None) -> Prepared:
-    ctx, diagnostics = _compile(source, config.target)
+    ctx, diagnostics = _compile(source, config)
     if ctx.workflow is not None or ctx.pipeline is not None:
         if remembered is not None and ctx.workflow is not None:
             ctx.unit_cache = remembered.units
@@ -177,7 +183,10 @@ def _prepare(source: Source, enabled: Callable[[str], bool], checks: list[Check]
         for check in checks:
             diagnostics.extend(check(ctx))
         forget_scripts()  # parses are shared by the rules of one file, never kept across files
-    scripts = tuple(shellcheck.scripts(ctx)) if with_scripts and enabled("L310") else ()
+    scripts: tuple[shellcheck.Script, ...] = ()
+    if with_scripts and enabled("L310") and ctx.workflow is not None:
+        scripts = tuple(shellcheck.scripts(ctx))
+        diagnostics.extend(shellcheck.skipped_scripts(ctx))
     disabled = {code for code in {d.code for d in diagnostics} if not enabled(code)}
     if disabled:
         diagnostics = [d for d in diagnostics if d.code not in disabled]

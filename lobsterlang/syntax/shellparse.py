@@ -27,6 +27,7 @@ _CONTEXT_NODES: dict[str, Context] = {
     "translated_string": "double",
 }
 _CODE_NODES = frozenset({"command_substitution", "process_substitution", "arithmetic_expansion"})
+_ARITHMETIC_NODES = frozenset({"arithmetic_expansion", "c_style_for_statement", "subscript"})
 _JQ_BINDING = re.compile(r"\bas\s+\$([A-Za-z_][A-Za-z0-9_]*)|--(?:arg|argjson|slurpfile|rawfile)\s+([A-Za-z_][A-Za-z0-9_]*)")
 """Variables a jq program (or its command line) binds: `… as $x`, `--arg x v`."""
 _BINDING_COMMANDS = frozenset({"read", "local", "export", "declare", "typeset", "readonly", "mapfile", "readarray"})
@@ -90,7 +91,13 @@ class Script:
         self._commands: list[Command] | None = None
         self._heredocs: list[Heredoc] = []
         self._bound: set[str] = set()
+        self._functions: set[str] = set()
         self._pipelines: list[list[Command]] = []
+
+    @property
+    def has_error(self) -> bool:
+        """Whether the text does not parse as shell (tree-sitter-bash found an error)."""
+        return bool(self._tree.root_node.has_error)
 
     def char(self, byte: int) -> int:
         """The character offset of byte offset `byte`."""
@@ -135,6 +142,12 @@ class Script:
         return self._pipelines
 
     @property
+    def functions(self) -> set[str]:
+        """The names of the functions the script defines."""
+        self.commands  # noqa: B018
+        return self._functions
+
+    @property
     def bound(self) -> set[str]:
         """Names the script binds: assignments, `for`/`read`/`local`… variables, jq variables."""
         self.commands  # noqa: B018
@@ -153,6 +166,7 @@ class Script:
         for command in commands:
             if command.program in _BINDING_COMMANDS:
                 self._bound.update(w.value.split("=", 1)[0] for w in command.args if not w.value.startswith("-") and w.literal)
+        self._functions = {n.text.decode("utf-8", "replace") for n in found.get("function", ()) if n.text is not None}
         by_start = {c.start: c for c in commands}
         for node in found.get("heredoc", ()):
             self._heredoc(node, by_start)
@@ -216,6 +230,20 @@ class Script:
                 return heredoc
         return None
 
+    def in_arithmetic(self, offset: int) -> bool:
+        """Whether `offset` is in an arithmetic context (`$((…))`, `((…))`, `for ((…))`, an array subscript), where
+        a variable is read by its bare name."""
+        byte = self._byte(offset)
+        node: Node | None = self._tree.root_node.descendant_for_byte_range(byte, byte + 1)
+        while node is not None:
+            kind = node.type
+            if kind in _ARITHMETIC_NODES or (kind == "compound_statement" and node.child_count and node.children[0].type == "(("):
+                return True
+            if kind in _CONTEXT_NODES or kind in ("command", "program", "command_substitution"):
+                return False
+            node = node.parent
+        return False
+
     def in_assignment(self, offset: int) -> bool:
         """Whether `offset` is in the value of an assignment (`X=…`), where the shell splits no words."""
         byte = self._byte(offset)
@@ -261,6 +289,7 @@ _QUERY = """
 (for_statement variable: (variable_name) @bind)
 (heredoc_redirect) @heredoc
 (pipeline) @pipeline
+(function_definition name: (word) @function)
 """
 """What `Script` reads from the tree: commands, bound names, heredocs, pipelines."""
 

@@ -10,6 +10,7 @@ from lobsterlang.diagnostics import Diagnostic, Fix, Severity
 from lobsterlang.lint.context import LintContext
 from lobsterlang.lint.registry import rule
 from lobsterlang.lint.rules.references import env_arg_name
+from lobsterlang.lint.shelltext import variable_for
 from lobsterlang.lint.textmap import part_offsets
 from lobsterlang.lint.walk import Unit
 from lobsterlang.record import replace
@@ -91,23 +92,6 @@ def _arg_fix(ctx: LintContext, note: _ArgNote, style: str, text: str, start: int
     if fix is not None and state == "code":
         fix = replace(fix, applicability="unsafe")
     return fix
-
-
-def variable_for(state: Context, name: str, next_char: str = "") -> str:
-    """A reference to environment variable `name`, quoted for where it stands.
-
-    Inside double quotes `${NAME}` would read as a Lobster `${arg}`, so a following name
-    character is kept apart with an empty `""`; in an unquoted heredoc body quotes are text,
-    so there it is `${NAME}` (not an arg: the runtime leaves it to the shell).
-    """
-    joined = next_char.isalnum() or next_char == "_"
-    if state == "heredoc":
-        return "${" + name + "}" if joined else "$" + name
-    if state == "double":
-        return "$" + name + ('""' if joined else "")
-    if state == "single":
-        return "'\"$" + name + "\"'"
-    return '"$' + name + '"'
 
 
 _NOT_FIXABLE = frozenset({"comment", "quoted-heredoc"})
