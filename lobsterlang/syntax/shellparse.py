@@ -166,6 +166,8 @@ class Script:
         for command in commands:
             if command.program in _BINDING_COMMANDS:
                 self._bound.update(w.value.split("=", 1)[0] for w in command.args if not w.value.startswith("-") and w.literal)
+            elif command.program == "getopts" and len(command.args) >= 2:
+                self._bound.add(command.args[1].value)
         self._functions = {n.text.decode("utf-8", "replace") for n in found.get("function", ()) if n.text is not None}
         by_start = {c.start: c for c in commands}
         for node in found.get("heredoc", ()):
@@ -230,6 +232,25 @@ class Script:
                 return heredoc
         return None
 
+    def command_at(self, offset: int) -> Command | None:
+        """The innermost simple command whose text holds `offset`."""
+        found = None
+        for command in self.commands:
+            if command.start <= offset < command.end and (found is None or command.start >= found.start):
+                found = command
+        return found
+
+    def foreign_code(self, offset: int) -> bool:
+        """Whether `offset` is in code of another language that the shell leaves alone: a single-quoted argument of
+        `node`/`python3`/`ruby`/`perl`… (such as `node -e '…'`), or a quoted heredoc body such a program reads."""
+        if self.context(offset) not in ("single", "quoted-heredoc"):
+            return False
+        heredoc = self.heredoc_at(offset)
+        if heredoc is not None:
+            return heredoc.command is not None and _foreign(heredoc.command.program)
+        command = self.command_at(offset)
+        return command is not None and offset >= command.name_end and _foreign(command.program)
+
     def in_arithmetic(self, offset: int) -> bool:
         """Whether `offset` is in an arithmetic context (`$((…))`, `((…))`, `for ((…))`, an array subscript), where
         a variable is read by its bare name."""
@@ -255,6 +276,14 @@ class Script:
                 return False
             node = node.parent
         return False
+
+
+FOREIGN_INTERPRETERS = frozenset({"node", "nodejs", "deno", "bun", "python", "ruby", "perl", "php", "osascript", "awk", "gawk"})
+"""Programs whose code arguments and heredocs are another language (python3.11 and such count as python)."""
+
+
+def _foreign(program: str) -> bool:
+    return program in FOREIGN_INTERPRETERS or program.startswith("python")
 
 
 def _unquote(raw: str) -> str:

@@ -19,6 +19,8 @@ from lobsterlang.syntax.shellparse import Command, Context, Script, Word, parse
 from lobsterlang.syntax.shellvalues import value_uses
 
 SAFE_FIELDS = frozenset({"approved", "skipped", "error", "id"})
+_TEXT_FIELDS = frozenset({"stdout", "json", "errorMessage", "response", "subject"})
+"""Fields that hold text or data a step produced (another field renders empty: L108)."""
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash"})
 _DOWNLOADER = re.compile(r"(?<![\w.-])(?:curl|wget)(?![\w.-])")
 _EVAL_HINT = re.compile(r"(?<![\w.-])eval(?![\w.-])")
@@ -134,7 +136,8 @@ def step_output_in_shell(ctx: LintContext) -> Iterator[Diagnostic]:
     for unit, run in ctx.shell_runs:
         heredocs = "<<" in run.command.text  # once per script: a long line with many references stays linear
         for start, part in ctx.offsets(run.command):
-            if type(part) is ir.StepRef and part.path[0] not in SAFE_FIELDS and _resolves(ctx, unit, part) and not (heredocs and _inert(run, start, start + len(part.text))):
+            if (type(part) is ir.StepRef and part.path[0] not in SAFE_FIELDS and part.path[0] in _TEXT_FIELDS
+                    and _resolves(ctx, unit, part) and not (heredocs and _inert(run, start, start + len(part.text)))):
                 yield ctx.diag(
                     "L302", part.span,
                     f"`{part.text}` is pasted into the shell text raw: output containing quotes or `$(…)` runs as code",
@@ -245,11 +248,22 @@ def _shell_c_word(command: Command) -> tuple[int, Word] | None:
     return None
 
 
-def _interpolated(template: ir.Template | None, word: Word) -> bool:
-    """Whether an `sh -c` command word is built from expansions or Lobster references."""
-    if word.node_type != "raw_string" and "$" in word.value:
+_QUOTED_HEREDOC_CAT = re.compile(r"\$\(\s*cat\s*<<-?\s*(['\"])[A-Za-z_][A-Za-z0-9_]*\1[^)]*\)")
+"""`$(cat <<'E' … E)` once its quoted body is taken out: constant text."""
+
+
+def _interpolated(script: Script, template: ir.Template | None, word: Word) -> bool:
+    """Whether an `sh -c` command word is built from expansions or Lobster references (a quoted heredoc's body,
+    read by `cat`, is constant text)."""
+    if template is not None and any(not isinstance(p, ir.Text) and word.start <= at < word.end for at, p in part_offsets(template)):
         return True
-    return template is not None and any(not isinstance(p, ir.Text) and word.start <= at < word.end for at, p in part_offsets(template))
+    if word.node_type == "raw_string" or "$" not in word.value:
+        return False
+    raw = script.text[word.start : word.end]
+    for heredoc in script.heredocs:
+        if heredoc.quoted and word.start <= heredoc.body_start and heredoc.body_end <= word.end:
+            raw = raw[: heredoc.body_start - word.start] + " " * (heredoc.body_end - heredoc.body_start) + raw[heredoc.body_end - word.start :]
+    return "$" in _QUOTED_HEREDOC_CAT.sub("", raw)
 
 
 @rule("L305", "sh-c-interpolation", Severity.WARNING, "`sh -c` with a command string built by interpolation", per_step=True)
@@ -257,7 +271,7 @@ def sh_c_interpolation(ctx: LintContext) -> Iterator[Diagnostic]:
     for script, template, word in _scripts(ctx, _SH_C_HINT):
         for command in script.commands:
             found = _shell_c_word(command)
-            if found is not None and _interpolated(template, found[1]):
+            if found is not None and _interpolated(script, template, found[1]):
                 yield ctx.diag(
                     "L305", _span(ctx, found[0], found[1].end, template, word),
                     "`sh -c` re-parses a command string that was built by interpolation: interpolated values run as code",
