@@ -10,7 +10,7 @@ from lobsterlang import ir
 from lobsterlang.commands.specs import BY_NAME, CommandSpec
 from lobsterlang.diagnostics import Diagnostic, Edit, Fix
 from lobsterlang.lint.config import NO_EXTENSIONS, Extensions
-from lobsterlang.lint.effects import unit_side_effect
+from lobsterlang.lint.effects import previews_dropped, temporary_args, unit_side_effect
 from lobsterlang.lint.registry import RULES
 from lobsterlang.lint.textmap import TextMap, part_offsets
 from lobsterlang.lint.walk import Unit, UnitCache, units
@@ -120,11 +120,12 @@ class LintContext:
     def side_effects(self) -> dict[Unit, str]:
         """Every side-effecting unit, in order, with why (`effects.unit_side_effect`)."""
         found = {}
+        temporary = temporary_args(self.workflow)
         for unit in self.units:
-            why = unit_side_effect(unit)
+            why = unit_side_effect(unit, temporary)
             if why:
                 found[unit] = why
-        return found
+        return previews_dropped(found)
 
     @_cached
     def arg_names(self) -> frozenset[str]:

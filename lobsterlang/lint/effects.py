@@ -9,7 +9,7 @@ from lobsterlang import ir
 from lobsterlang.commands.specs import BY_NAME
 from lobsterlang.lint.shellverbs import command_effect, may_act
 from lobsterlang.lint.walk import Unit
-from lobsterlang.syntax.shellparse import parse
+from lobsterlang.syntax.shellparse import Script, parse
 
 SIDE_EFFECT_VERBS = ("send", "post", "delete", "apply", "publish", "deploy")
 """Action names of `openclaw.invoke --action …` that act (the action is a name, not a command line)."""
@@ -35,18 +35,41 @@ class ShellEffect:
 
 
 @lru_cache(maxsize=8192)
-def shell_effect(text: str) -> ShellEffect | None:
-    """The first side-effecting command of shell text, judged from its parsed commands and flags.
+def shell_effect(text: str, temporary: frozenset[str] = frozenset()) -> ShellEffect | None:
+    """The first side-effecting command of shell text, judged from its parsed commands and flags, also inside a
+    script the text writes with a heredoc and then runs (`cat > x.sh <<'EOF' … EOF; bash x.sh`); `temporary`:
+    see `command_effect`.
 
     Several rules ask about the same text, and an editor asks again at every change: the answers (a few
     numbers each, no parse tree) stay cached across files, unlike `shellparse.parse`'s trees.
     """
     if not may_act(text):
         return None
-    for command in parse(text).commands:
-        why = command_effect(command)
+    script = parse(text)
+    for command in script.commands:
+        why = command_effect(command, temporary)
         if why:
             return ShellEffect(why, command.start, command.end)
+    return _written_script_effect(script, temporary)
+
+
+_WRITERS = frozenset({"cat", "tee"})
+_SCRIPT_RUN = re.compile(r"(?:^|[;&|\n(]\s*)(?:(?:ba|z|da|k)?sh|source|\.)\s+\S|(?:^|[;&|\n(]\s*)\./\S")
+"""A command that runs a script file (`bash x.sh`, `sh ./run`, `source x`, `./x.sh`)."""
+
+
+def _written_script_effect(script: Script, temporary: frozenset[str]) -> ShellEffect | None:
+    """The first acting command of a heredoc that `cat`/`tee` writes to a file the text then runs as a script."""
+    for heredoc in script.heredocs:
+        writer = heredoc.command
+        if writer is None or writer.program not in _WRITERS or not _SCRIPT_RUN.search(script.text[heredoc.body_end :]):
+            continue
+        body = script.text[heredoc.body_start : heredoc.body_end]
+        for command in parse(body).commands:
+            why = command_effect(command, temporary)
+            if why:
+                return ShellEffect(f"{why} (in the script it writes and runs)", heredoc.body_start + command.start,
+                                   heredoc.body_start + command.end)
     return None
 
 
@@ -107,11 +130,18 @@ def is_model_stage(stage: ir.Stage) -> bool:
     return stage.name.value in MODEL_COMMANDS
 
 
-def unit_side_effect(unit: Unit) -> str | None:
-    """Why a unit (or, for parallel and for_each, one of its children) is side-effecting."""
+def temporary_args(workflow: ir.Workflow | None) -> frozenset[str]:
+    """The args whose default is a temporary path (`/tmp/…`): what `rm -rf "${work_dir}"` removes lasts nothing."""
+    return frozenset(arg.name for arg in (workflow.args if workflow else None) or ()
+                     if arg.has_default and isinstance(arg.default, str) and arg.default.startswith(("/tmp/", "/var/tmp/")))
+
+
+def unit_side_effect(unit: Unit, temporary: frozenset[str] = frozenset()) -> str | None:
+    """Why a unit (or, for parallel and for_each, one of its children) is side-effecting (`temporary`: see
+    `command_effect`)."""
     action = unit.action
     if type(action) is ir.ShellRun:
-        found = shell_effect(action.command.text)
+        found = shell_effect(action.command.text, temporary)
         return found.why if found else None
     if type(action) is ir.PipelineRun and action.pipeline is not None:
         for stage in action.pipeline.stages:
@@ -124,3 +154,28 @@ def unit_side_effect(unit: Unit) -> str | None:
 def is_model_unit(unit: Unit) -> bool:
     action = unit.action
     return isinstance(action, ir.PipelineRun) and action.pipeline is not None and any(map(is_model_stage, action.pipeline.stages))
+
+
+_EXECUTE_FLAGS = re.compile(r"(?<![\w-])--(?:execute|confirm|yes|apply|commit|force|send|no-dry-run)(?![\w-])")
+"""Flags that turn a previewing command into the one that acts (`inbox apply --execute`)."""
+
+
+def previews_dropped(effects: dict[Unit, str]) -> dict[Unit, str]:
+    """`effects` without the previews of a preview → approve → execute pattern: a command that a later step runs
+    again with `--execute` (or `--confirm`, `--yes`…) while this one has no such flag only shows what would happen."""
+    if len(effects) < 2:
+        return effects
+    texts = {unit: _shell_text(unit) for unit in effects}
+    previews = {unit for unit, why in effects.items()
+                if not _EXECUTE_FLAGS.search(texts[unit]) and any(
+                    other.index > unit.index and effects[other] == why and _EXECUTE_FLAGS.search(texts[other]) for other in effects)}
+    return {unit: why for unit, why in effects.items() if unit not in previews} if previews else effects
+
+
+def _shell_text(unit: Unit) -> str:
+    action = unit.action
+    if type(action) is ir.ShellRun:
+        return action.command.text
+    if type(action) is ir.PipelineRun:
+        return action.template.text
+    return ""

@@ -17,6 +17,7 @@ from lobsterlang.lint.effects import (
     is_model_unit,
     shell_effect,
     stage_side_effect,
+    temporary_args,
 )
 from lobsterlang.lint.registry import rule
 from lobsterlang.lint.rules.shell import SAFE_FIELDS
@@ -41,11 +42,15 @@ def gate_before(ctx: LintContext, unit: Unit) -> Unit | None:
     return earlier[-1] if earlier else None
 
 
+def _temporary(ctx: LintContext) -> frozenset[str]:
+    return temporary_args(ctx.workflow)
+
+
 def effect_site(ctx: LintContext, unit: Unit) -> Span:
     """Where the side effect of `unit` is written: the acting command in its shell text (its first line), or the stage."""
     action = unit.action
     if isinstance(action, ir.ShellRun):
-        found = shell_effect(action.command.text)
+        found = shell_effect(action.command.text, ctx.shared(_temporary))
         if found:
             text = action.command.text
             line_end = text.find("\n", found.start, found.end)
