@@ -76,14 +76,23 @@ def unapproved_side_effect(ctx: LintContext) -> Iterator[Diagnostic]:
                        f"add a step before it with `approval:` and `stdin:` showing what `{unit.id}` will act on")
 
 
+def _hands_on(gate: Unit) -> bool:
+    """Whether an approval step passes reviewed data on: its stdin, items or command output is the run's output,
+    which the caller receives only once it is approved (a final review gate)."""
+    approval = gate.step.approval
+    return gate.stdin is not None or gate.action is not None or bool(approval and (approval.items or approval.preview))
+
+
 @rule("L402", "approval-gates-nothing", Severity.WARNING, "an approval step with nothing after it to gate")
 def approval_gates_nothing(ctx: LintContext) -> Iterator[Diagnostic]:
+    """A last approval that shows data is a final review gate: the caller gets the output only once approved.
+    An approval gates nothing when no step runs after it and it hands no data on."""
     gates = approval_steps(ctx)
     last_action = max((u.index for u in ctx.steps if u.action is not None), default=-1) if gates else -1
     for gate in gates:
-        if last_action <= gate.index:
+        if last_action <= gate.index and not _hands_on(gate):
             assert gate.step.approval is not None
-            yield ctx.diag("L402", gate.step.approval.span, f"approval step `{gate.id}` gates nothing: no step runs after it",
+            yield ctx.diag("L402", gate.step.approval.span, f"approval step `{gate.id}` gates nothing: no step runs after it, and it passes no data on to approve",
                            "put the approval before the step that acts, or remove it")
 
 
@@ -175,12 +184,10 @@ def retry_side_effect(ctx: LintContext) -> Iterator[Diagnostic]:
 
 
 def shown_steps(gate: Unit) -> set[str]:
-    """The step ids whose data an approval step shows to the approver."""
+    """The step ids whose data an approval step shows to the approver: its stdin, and whatever its own command
+    reads (`kubectl diff -f $MANIFEST` with `env: {MANIFEST: $render.json}`: the diff shown is of `$render`)."""
     shown = {gate.id} if gate.action is not None else set()
-    if isinstance(gate.stdin, ir.StdinRef):
-        shown.add(gate.stdin.ref.step)
-    elif isinstance(gate.stdin, ir.StdinTemplate):
-        shown |= {r.step for r in gate.stdin.template.refs if isinstance(r, ir.StepRef)}
+    shown |= {ref.step for ref, _ in gate.data_refs}
     return shown
 
 
