@@ -179,3 +179,27 @@ def _shell_text(unit: Unit) -> str:
     if type(action) is ir.PipelineRun:
         return action.template.text
     return ""
+
+
+_READ_PROGRAMS = frozenset({
+    "echo", "printf", "cat", "jq", "grep", "egrep", "sed", "awk", "head", "tail", "sort", "uniq", "wc", "cut", "tr", "date",
+    "ls", "find", "test", "[", "true", "false", "column", "fmt", "fold", "paste", "join", "seq", "sleep", "basename",
+    "dirname", "realpath", "stat", "du", "df", "env", "printenv", "pwd", "whoami", "hostname", "uname", "which", "yq",
+})
+"""Programs that only read and print (with `>` to a file they write, which `_reads_only` checks apart)."""
+_DATA_STAGES = frozenset({"where", "pick", "head", "sort", "json", "table", "template", "map", "dedupe", "groupBy",
+                          "state.get", "commands.list", "workflows.list"})
+_WRITE_REDIRECT = re.compile(r"(?<![0-9&<])>(?!&|\s*/dev/null)")
+
+
+def reads_only(unit: Unit) -> bool:
+    """Whether a unit is known to only read and print: every command a reader, no `>` into a file; a pipeline of
+    data stages. Unknown programs do not count as readers."""
+    action = unit.action
+    if type(action) is ir.ShellRun:
+        text = action.command.text
+        commands = parse(text).commands if text.strip() else []
+        return all(c.program in _READ_PROGRAMS for c in commands) and not _WRITE_REDIRECT.search(text.replace("2>&1", ""))
+    if type(action) is ir.PipelineRun and action.pipeline is not None:
+        return all(stage.name.value in _DATA_STAGES for stage in action.pipeline.stages)
+    return action is None

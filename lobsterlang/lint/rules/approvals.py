@@ -15,6 +15,7 @@ from lobsterlang.lint.effects import (
     MODEL_COMMANDS,
     is_model_stage,
     is_model_unit,
+    reads_only,
     shell_effect,
     stage_side_effect,
     temporary_args,
@@ -90,10 +91,22 @@ def approval_gates_nothing(ctx: LintContext) -> Iterator[Diagnostic]:
     gates = approval_steps(ctx)
     last_action = max((u.index for u in ctx.steps if u.action is not None), default=-1) if gates else -1
     for gate in gates:
+        assert gate.step.approval is not None
         if last_action <= gate.index and not _hands_on(gate):
-            assert gate.step.approval is not None
             yield ctx.diag("L402", gate.step.approval.span, f"approval step `{gate.id}` gates nothing: no step runs after it, and it passes no data on to approve",
                            "put the approval before the step that acts, or remove it")
+        elif last_action > gate.index and _gates_only_reads(ctx, gate):
+            yield ctx.diag("L402", gate.step.approval.span,
+                           f"approval step `{gate.id}` gates nothing: only steps that read run after it, and none of them tests `${gate.id}.approved`",
+                           "put the approval before the step that acts, or remove it")
+
+
+def _gates_only_reads(ctx: LintContext, gate: Unit) -> bool:
+    """Every step after the gate only reads (`effects.reads_only`), and nothing reads the gate's decision."""
+    later = [unit for unit in ctx.units if unit.index > gate.index]
+    if not all(reads_only(unit) for unit in later):
+        return False
+    return not any(ref.step == gate.id for unit, ref, _ in ctx.step_refs)
 
 
 def _nested_gate_stages(ctx: LintContext) -> Iterator[tuple[Unit, ir.Stage]]:

@@ -11,11 +11,13 @@ from lobsterlang.diagnostics import Diagnostic, Severity
 from lobsterlang.lint.context import LintContext
 from lobsterlang.lint.registry import rule
 from lobsterlang.lint.rules.references import all_texts, env_arg_name, joined_text
-from lobsterlang.lint.shellparse import Script, parse
 from lobsterlang.lint.walk import Unit
 from lobsterlang.span import Span
+from lobsterlang.syntax.shellparse import Script, parse
 
-_FOREIGN_TEMPLATE = re.compile(r"\$\{\{\s*([^{}]*?)\s*\}\}|\$\{([A-Za-z_][A-Za-z0-9_-]*)((?:\.[A-Za-z0-9_-]+|\[[^\]]*\])+)\}")
+_FOREIGN_TEMPLATE = re.compile(
+    r"\$\{\{\s*([^{}]*?)\s*\}\}|\$\{([A-Za-z_][A-Za-z0-9_-]*)((?:\[[^\]]*\])*\.[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+|\[[^\]]*\])*)\}"
+)
 """`${{ steps.x.stdout }}` (GitHub Actions, Mustache) and `${step.json}` (a braced dotted path): Lobster writes
 `$step.json` and `${arg}`, and substitutes neither of these."""
 _MEANT = frozenset({"steps", "step", "inputs", "input", "args", "arg", "env", "vars", "outputs", "params", "workflow"})
@@ -24,8 +26,7 @@ _SHELL_SYNTAX = re.compile(r"\$\(|`|\$\{[A-Za-z_][A-Za-z0-9_]*:?[-=?+]|\$\{[A-Z_
 """What a shell would expand in an arg default: `$(…)`, backticks, `${VAR:-x}`, `${VAR}`, `$VAR`."""
 
 
-@rule("L314", "unsubstituted-template", Severity.ERROR, "template syntax that Lobster never substitutes (`${{ x }}`, `${step.json}`)",
-      per_step=True)
+@rule("L314", "unsubstituted-template", Severity.ERROR, "template syntax that Lobster never substitutes (`${{ x }}`, `${step.json}`)")
 def unsubstituted_template(ctx: LintContext) -> Iterator[Diagnostic]:
     if "${" not in ctx.shared(joined_text):
         return
