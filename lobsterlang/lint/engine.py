@@ -203,6 +203,7 @@ def finish(item: Prepared, shellchecked: list[Diagnostic], config: Config) -> Fi
     """The result of a prepared file, given the L310 findings on its scripts."""
     if config.severity:
         shellchecked = [_configured(d, config) for d in shellchecked]
+    shellchecked = _unexplained(item.findings, shellchecked)
     chosen = apply_suppressions(item.ignores, [*item.findings, *shellchecked], item.report_unused,
                                 OFF_FOR_TARGET.get(config.target, ()))
     chosen.sort(key=_POSITION)
@@ -222,6 +223,19 @@ def _one_code_per_span(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     for diag in diagnostics:
         at.setdefault((diag.span.start, diag.span.end), set()).add(diag.code)
     return [d for d in diagnostics if not (_EXPLAINED_BY.get(d.code, frozenset()) & at[(d.span.start, d.span.end)])]
+
+
+_EXPLAINS_SHELLCHECK = frozenset({"L314"})
+"""Codes whose finding says what is wrong with a text better than shellcheck's comment on the same text (a
+`${step.json}` that nothing substitutes is no quoting problem)."""
+
+
+def _unexplained(findings: tuple[Diagnostic, ...], shellchecked: list[Diagnostic]) -> list[Diagnostic]:
+    """shellcheck's findings, less those on text a finding of `_EXPLAINS_SHELLCHECK` covers."""
+    spans = [(d.span.start, d.span.end) for d in findings if d.code in _EXPLAINS_SHELLCHECK]
+    if not spans or not shellchecked:
+        return shellchecked
+    return [d for d in shellchecked if not any(start < d.span.end and d.span.start < end for start, end in spans)]
 
 
 _POSITION = attrgetter("span.start", "span.end", "code", "message")

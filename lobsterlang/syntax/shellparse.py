@@ -240,16 +240,17 @@ class Script:
                 found = command
         return found
 
-    def foreign_code(self, offset: int) -> bool:
+    def foreign_code(self, offset: int, dollar_languages: bool = False) -> bool:
         """Whether `offset` is in code of another language that the shell leaves alone: a single-quoted argument of
-        `node`/`python3`/`ruby`/`perl`… (such as `node -e '…'`), or a quoted heredoc body such a program reads."""
+        `node`/`python3`/`ruby`/`perl`… (such as `node -e '…'`), or a quoted heredoc body such a program reads;
+        with `dollar_languages`, also `jq`/`awk`/`sed` programs, whose `$` is their own."""
         if self.context(offset) not in ("single", "quoted-heredoc"):
             return False
         heredoc = self.heredoc_at(offset)
-        if heredoc is not None:
-            return heredoc.command is not None and _foreign(heredoc.command.program)
-        command = self.command_at(offset)
-        return command is not None and offset >= command.name_end and _foreign(command.program)
+        command = heredoc.command if heredoc is not None else self.command_at(offset)
+        if command is None or (heredoc is None and offset < command.name_end):
+            return False
+        return _foreign(command.program) or (dollar_languages and command.program in DOLLAR_LANGUAGES)
 
     def in_arithmetic(self, offset: int) -> bool:
         """Whether `offset` is in an arithmetic context (`$((…))`, `((…))`, `for ((…))`, an array subscript), where
@@ -280,6 +281,10 @@ class Script:
 
 FOREIGN_INTERPRETERS = frozenset({"node", "nodejs", "deno", "bun", "python", "ruby", "perl", "php", "osascript", "awk", "gawk"})
 """Programs whose code arguments and heredocs are another language (python3.11 and such count as python)."""
+
+
+DOLLAR_LANGUAGES = frozenset({"jq", "gojq", "yq", "awk", "gawk", "mawk", "sed", "perl", "mlr"})
+"""Programs whose own language uses `$` (`jq '$x'`, `awk '{print $1}'`)."""
 
 
 def _foreign(program: str) -> bool:

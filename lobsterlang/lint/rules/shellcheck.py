@@ -103,11 +103,21 @@ def diagnostics(script: Script, comments: Comments, source: str, index: LineInde
 _PARSE_COMPLAINTS = frozenset({1010})
 """shellcheck's complaints about the syntax of a script that parses as the shell parses it: SC1010 takes a keyword
 used as an argument (`echo done`) for a missing `;`."""
+_QUOTE_COMPLAINTS = frozenset({2016})
+"""SC2016 ("expressions don't expand in single quotes") on code of another language: `node -e '…${x}…'`,
+`jq '$x'`, `awk '{print $1}'` mean their own `$`."""
 
 
 def _misread(script: Script, comment: dict[str, object]) -> bool:
-    """Whether shellcheck misreads valid text (`_PARSE_COMPLAINTS` on a script that parses without an error)."""
-    return comment.get("code") in _PARSE_COMPLAINTS and not parse(script.text).has_error
+    """Whether shellcheck misreads valid text: `_PARSE_COMPLAINTS` on a script that parses without an error,
+    `_QUOTE_COMPLAINTS` on another language's code."""
+    code = comment.get("code")
+    if code in _PARSE_COMPLAINTS:
+        return not parse(script.text).has_error
+    if code in _QUOTE_COMPLAINTS:
+        offset = _offset(script.text, int(str(comment.get("line", 1))), int(str(comment.get("column", 1))))
+        return parse(script.text).foreign_code(offset, dollar_languages=True)
+    return False
 
 
 def options(version: str) -> list[str]:
