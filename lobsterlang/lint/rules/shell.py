@@ -65,10 +65,12 @@ def _escape(text: str, style: str) -> str:
 class _ArgNote:
     """What L301 says about one arg name, worked out once per file (a file uses a few args many times)."""
 
-    __slots__ = ("env", "fix_message", "hint", "message", "written")
+    __slots__ = ("default", "env", "fix_message", "hint", "message", "written")
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, default: str) -> None:
         env = env_arg_name(name)
+        self.default = default
+        """The text of the arg's default (empty without one)."""
         self.written = "${" + name + "}"
         self.env = "LOBSTER_ARG_" + env if env else None  # what the fix reads instead (None: no fix)
         self.message = f"`{self.written}` is pasted into the shell text raw by the reference: a value with quotes, `;` or `$(…)` runs as code"
@@ -76,11 +78,19 @@ class _ArgNote:
         self.fix_message = f"pass {name} through $LOBSTER_ARG_{env}"
 
 
+_DIFFERS_IN = {"double": frozenset('$`\\"'), "heredoc": frozenset("$`\\"), "single": frozenset("'")}
+"""Where the quoted variable stands, the characters of a value that the raw text would treat otherwise: inside
+`"…"` and an unquoted heredoc the shell expands `$`, backquotes and backslashes in pasted text (and `"` ends the
+string); inside `'…'` a `'` ends it."""
+
+
 def _arg_fix(ctx: LintContext, note: _ArgNote, style: str, text: str, start: int, ref: ir.ArgRef, state: Context) -> Fix | None:
     """The fix that reads `note.env` instead of the `${arg}` at offset `start` of shell text `text`.
 
-    Unquoted, the quoted variable is one word where raw text was split into words (and could
-    be a command name or several arguments): that fix changes what runs, so it is unsafe.
+    A fix is safe only when no value the file allows runs differently after it: unquoted, the quoted variable is
+    one word where raw text was split into words (and could be a command name or several arguments); quoted, a
+    default holding what the raw text would expand there (`${HOME}/x`, `$(date)` in `"…"`) would no longer be
+    expanded. Those fixes are unsafe. For other values only an injection changes, which is the point of the fix.
     """
     assert note.env is not None
     end = start + len(note.written)
@@ -91,9 +101,21 @@ def _arg_fix(ctx: LintContext, note: _ArgNote, style: str, text: str, start: int
     if style in _ESCAPING:
         written, replacement = _escape(written, style), _escape(replacement, style)
     fix = ctx.replace(ref.span, written, replacement, note.fix_message)
-    if fix is not None and state == "code":
+    if fix is not None and (state == "code" or not _DIFFERS_IN.get(state, frozenset()).isdisjoint(note.default)):
         fix = replace(fix, applicability="unsafe")
     return fix
+
+
+def _default_text(arg: ir.Arg | None) -> str:
+    """The text an arg's default is pasted as (a list or object: JSON, whose quotes count)."""
+    if arg is None or not arg.has_default or arg.default is None:
+        return ""
+    default = arg.default
+    if isinstance(default, bool):
+        return "true" if default else "false"
+    if isinstance(default, str | int | float):
+        return str(default)
+    return '"'  # an array or object: its text has quotes
 
 
 _NOT_FIXABLE = frozenset({"comment", "quoted-heredoc"})
@@ -106,6 +128,7 @@ def raw_arg_in_shell(ctx: LintContext) -> Iterator[Diagnostic]:
     if ctx.target != "reference":
         return
     notes: dict[str, _ArgNote] = {}
+    args = {arg.name: arg for arg in (ctx.workflow.args if ctx.workflow else None) or ()}
     json_file = ctx.path.lower().endswith(".json")
     for _, run in ctx.shell_runs:
         refs = [(start, part) for start, part in ctx.offsets(run.command) if type(part) is ir.ArgRef and part.name in ctx.arg_names]
@@ -117,7 +140,7 @@ def raw_arg_in_shell(ctx: LintContext) -> Iterator[Diagnostic]:
         for start, ref in refs:
             note = notes.get(ref.name)
             if note is None:
-                note = notes[ref.name] = _ArgNote(ref.name)
+                note = notes[ref.name] = _ArgNote(ref.name, _default_text(args.get(ref.name)))
             state = script.context(start)
             if state == "quoted-heredoc" and _runs_as_program(script, start, ref):
                 continue  # L313 reports it: the shell pastes the value, another program runs it
