@@ -141,7 +141,7 @@ def _differences(case: Case, values: list[str]) -> list[tuple[str, str]]:
 
 @pytest.mark.skipif(not SHELLS, reason="needs dash or bash")
 def test_safe_fixes_run_the_same_for_every_value_the_file_allows() -> None:
-    safe, unsafe = cases(SAMPLE)
+    safe, _ = cases(SAMPLE)
     assert {(c.name, c.state) for c in safe} == {("name", "double"), ("n", "double"), ("name", "single"), ("name", "heredoc")}
     for case in safe:
         assert _differences(case, case.values()) == [], f"{case.before!r} → {case.after!r}"
