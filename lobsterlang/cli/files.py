@@ -223,13 +223,16 @@ def _is_workflow(path: Path) -> bool:
 
 
 def _has_steps(data: bytes, is_json: bool) -> bool:
-    """Whether the document's top level is a mapping with a `steps:` list of mappings that have an `id`."""
+    """Whether the document's top level is a mapping with a `steps:` list of mappings that have an `id`.
+
+    YAML is read with libyaml's loader when PyYAML has it (about 15× faster than the pure-Python one, which
+    dominated a warm `lint DIR`)."""
     import json
 
     import yaml
 
     try:
-        document = json.loads(data) if is_json else yaml.safe_load(data)
+        document = json.loads(data) if is_json else yaml.load(data, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except (ValueError, yaml.YAMLError):
         return False
     steps = document.get("steps") if isinstance(document, dict) else None
