@@ -167,7 +167,7 @@ def _compile(source: Source, config: Config) -> tuple[LintContext, list[Diagnost
     compiled = compile_workflow(source.data, source.path)
     ctx = LintContext(source.path, compiled.text, workflow=compiled.ir, target=config.target, extensions=config.extensions)
     diagnostics = list(compiled.diagnostics)
-    if config.extensions.functions and compiled.ir is not None:
+    if compiled.ir is not None and any(d.code == "X001" for d in diagnostics):
         diagnostics = declared_functions(ctx, diagnostics)
     return ctx, diagnostics
 

@@ -30,6 +30,9 @@ _CODE_NODES = frozenset({"command_substitution", "process_substitution", "arithm
 _ARITHMETIC_NODES = frozenset({"arithmetic_expansion", "c_style_for_statement", "subscript"})
 _JQ_BINDING = re.compile(r"\bas\s+\$([A-Za-z_][A-Za-z0-9_]*)|--(?:arg|argjson|slurpfile|rawfile)\s+([A-Za-z_][A-Za-z0-9_]*)")
 """Variables a jq program (or its command line) binds: `… as $x`, `--arg x v`."""
+_SCRIPT_READERS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "cat"})
+"""Readers of a heredoc whose body is (or, for `cat` feeding `bash -c "$(cat <<'EOF' …)"`, may be) a shell script:
+the names it binds are the script's own."""
 _BINDING_COMMANDS = frozenset({"read", "local", "export", "declare", "typeset", "readonly", "mapfile", "readarray"})
 
 
@@ -172,6 +175,9 @@ class Script:
         by_start = {c.start: c for c in commands}
         for node in found.get("heredoc", ()):
             self._heredoc(node, by_start)
+        for heredoc in self._heredocs:
+            if heredoc.command is not None and heredoc.command.program in _SCRIPT_READERS:
+                self._bound |= parse(self.text[heredoc.body_start : heredoc.body_end]).bound
         for node in found.get("pipeline", ()):
             stages = [child.child_by_field_name("body") if child.type == "redirected_statement" else child for child in node.named_children]
             self._pipelines.append([by_start[self.char(n.start_byte)] for n in stages if n is not None and self.char(n.start_byte) in by_start])

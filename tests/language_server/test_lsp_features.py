@@ -324,7 +324,7 @@ async def test_declared_fork_commands_and_functions_are_picked_up_when_the_confi
     config.write_text("[lint]\n")
     uri = open_doc(client, folder / "flow.lobster", FORK)
     found = {(d.code, d.severity) for d in await diagnostics(client, uri)}
-    assert ("L201", types.DiagnosticSeverity.Warning) in found and ("X001", types.DiagnosticSeverity.Error) in found
+    assert ("L201", types.DiagnosticSeverity.Warning) in found and ("X001", types.DiagnosticSeverity.Warning) in found
     config.write_text('[lint]\nextra-commands = ["mail.*"]\ncondition-functions = ["length"]\n')
     forget_push(client, uri)
     change = types.FileEvent(config.as_uri(), types.FileChangeType.Changed)

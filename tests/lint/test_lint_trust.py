@@ -60,6 +60,7 @@ def test_no_shellcheck_message_shows_a_placeholder() -> None:
     "node -e 'const tip = 1; console.log(`${tip}`)'",
     "getopts ab tip; echo \"${tip}\"",
     "for tip in a b; do echo \"${tip}\"; done",
+    "bash -c \"$(cat <<'SCRIPT'\nTIP=$(cat)\necho \"${TIP}\"\nSCRIPT\n)\"",
 ])
 def test_names_the_script_binds_are_not_undeclared_args(script: str) -> None:
     assert codes(run_step(script, "args:\n  tips:\n    default: x\n") + '  - id: b\n    run: echo "${tips}"\n') == []
@@ -152,7 +153,8 @@ def test_far_unknown_commands_are_warnings_that_say_how_to_declare_them() -> Non
                                                      (Severity.ERROR, "unknown command `sortt`")]
     assert l201[0].hint is not None and 'extra-commands = ["mail.search"]' in l201[0].hint
     assert l201[1].hint == "did you mean `sort`?"
-    assert "X001" in found
+    assert found["X001"].severity is Severity.WARNING
+    assert found["X001"].hint is not None and 'condition-functions = ["length"]' in found["X001"].hint
 
 
 def test_declared_commands_flags_and_functions() -> None:

@@ -51,7 +51,7 @@ def _foreign_templates(ctx: LintContext, template: ir.Template, unit: Unit | Non
             if shell:
                 script = script or parse(template.text)
                 where = script.context(at)
-                if script.foreign_code(at) or (where in ("single", "quoted-heredoc", "comment") and not meant):
+                if not meant and (where in ("single", "quoted-heredoc", "comment") or script.foreign_code(at)):
                     continue
                 if where in ("code", "double", "heredoc"):
                     effect = "the shell stops with `bad substitution`"
