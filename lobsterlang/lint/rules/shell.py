@@ -271,14 +271,18 @@ def _shell_c_word(command: Command) -> tuple[int, Word] | None:
     return None
 
 
+def _substituted(part: ir.TemplatePart, args: frozenset[str]) -> bool:
+    return isinstance(part, ir.StepRef) or (isinstance(part, ir.ArgRef) and part.name in args)
+
+
 _QUOTED_HEREDOC_CAT = re.compile(r"\$\(\s*cat\s*<<-?\s*(['\"])[A-Za-z_][A-Za-z0-9_]*\1[^)]*\)")
 """`$(cat <<'E' … E)` once its quoted body is taken out: constant text."""
 
 
-def _interpolated(script: Script, template: ir.Template | None, word: Word) -> bool:
-    """Whether an `sh -c` command word is built from expansions or Lobster references (a quoted heredoc's body,
-    read by `cat`, is constant text)."""
-    if template is not None and any(not isinstance(p, ir.Text) and word.start <= at < word.end for at, p in part_offsets(template)):
+def _interpolated(script: Script, template: ir.Template | None, word: Word, args: frozenset[str]) -> bool:
+    """Whether an `sh -c` command word is built from expansions or Lobster references (a step's, or a declared
+    arg's; a quoted heredoc's body, read by `cat`, is constant text)."""
+    if template is not None and any(_substituted(p, args) and word.start <= at < word.end for at, p in part_offsets(template)):
         return True
     if word.node_type == "raw_string" or "$" not in word.value:
         return False
@@ -294,7 +298,7 @@ def sh_c_interpolation(ctx: LintContext) -> Iterator[Diagnostic]:
     for script, template, word in _scripts(ctx, _SH_C_HINT):
         for command in script.commands:
             found = _shell_c_word(command)
-            if found is not None and _interpolated(script, template, found[1]):
+            if found is not None and _interpolated(script, template, found[1], ctx.arg_names):
                 yield ctx.diag(
                     "L305", _span(ctx, found[0], found[1].end, template, word),
                     "`sh -c` re-parses a command string that was built by interpolation: interpolated values run as code",
