@@ -4,7 +4,8 @@ Each workflow (`*.lobster`, `*.lobster.json`, and under a directory given also `
 recursively) has `NAME.expect` beside it listing the findings it should produce, one `LINE CODE [planted] [notes]` per
 line; `#` starts a comment (a judged false finding is written as a comment that says why). `planted` marks a defect:
 a deliberate one in the generated corpus, one found by reading in a collected one; recall is measured on those.
-A finding matches a label of the same code and line; unmatched findings are false positives, unmatched labels are
+A label may name a severity (`12 L201 warning`): then only a finding of that severity matches it. A finding matches a
+label of the same code and line; unmatched findings are false positives, unmatched labels are
 misses. Prints total findings, findings per file, error-level false positives, precision, recall on planted
 defects, and a table by code. shellcheck's findings (L310) and their labels count only with `--shellcheck`.
 `--config` reads a lint configuration (`extra-commands` of a Lobster fork, `target`…) for the whole corpus.
@@ -22,7 +23,9 @@ from lobsterlang.lint import Config, Source, lint_sources
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "lint" / "corpus_real"
 
-Label = tuple[int, str]
+Label = tuple[int, str, str]
+"""A label's line, code and severity (empty: any severity)."""
+SEVERITIES = ("error", "warning", "info")
 
 
 def read_labels(path: Path, shellcheck: bool) -> tuple[Counter[Label], Counter[Label]]:
@@ -33,7 +36,8 @@ def read_labels(path: Path, shellcheck: bool) -> tuple[Counter[Label], Counter[L
         fields = row.split()
         if not fields or fields[0].startswith("#") or (fields[1] == "L310" and not shellcheck):
             continue
-        label = (int(fields[0]), fields[1])
+        severity = next((f for f in fields[2:] if f in SEVERITIES), "")
+        label = (int(fields[0]), fields[1], severity)
         every[label] += 1
         if "planted" in fields[2:]:
             planted[label] += 1
@@ -56,22 +60,25 @@ class Tally:
     def code(self, code: str) -> Counter[str]:
         return self.by_code.setdefault(code, Counter())
 
-    def add_file(self, path: Path, found: list[tuple[Label, str, str]], expected: Counter[Label], planted: Counter[Label]) -> list[str]:
-        """Count one file; return its false positives and misses as lines to show."""
+    def add_file(self, path: Path, found: list[tuple[tuple[int, str], str, str]], expected: Counter[Label],
+                 planted: Counter[Label]) -> list[str]:
+        """Count one file; return its false positives and misses as lines to show. A finding matches a label of its
+        line, code and severity, else one of its line and code that names no severity."""
         self.files += 1
         remaining = expected.copy()
         shown = []
-        for label, severity, message in found:
+        for (line, code), severity, message in found:
             self.findings += 1
             self.errors += severity == "error"
-            self.code(label[1])["found"] += 1
-            if remaining[label] > 0:
+            self.code(code)["found"] += 1
+            label = next((k for k in ((line, code, severity), (line, code, "")) if remaining[k] > 0), None)
+            if label is not None:
                 remaining[label] -= 1
                 self.true += 1
                 self.code(label[1])["true"] += 1
                 continue
-            self.code(label[1])["fp"] += 1
-            shown.append(f"  FP   {path.name}:{label[0]} {label[1]} ({severity}) {message}")
+            self.code(code)["fp"] += 1
+            shown.append(f"  FP   {path.name}:{line} {code} ({severity}) {message}")
             if severity == "error":
                 self.error_fps.append(shown[-1])
         for label, count in planted.items():

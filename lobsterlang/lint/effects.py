@@ -108,10 +108,17 @@ def exec_text(stage: ir.Stage) -> str:
     return shell if shell is not None else " ".join(w.value for w in positionals(stage))
 
 
+_ACTING_SEGMENTS = frozenset({"send", "post", "reply", "delete", "publish", "deploy", "apply", "merge"})
+"""The last segment of a command that is no Lobster command but acts by its name (`teams.send`, `mail.reply` of a
+Lobster fork)."""
+
+
 def stage_side_effect(stage: ir.Stage) -> str | None:
     """Why a pipeline stage is side-effecting (a short description), or None."""
     name = stage.name.value
     if name not in _EFFECT_COMMANDS:
+        if name not in BY_NAME and "." in name and name.rsplit(".", 1)[1] in _ACTING_SEGMENTS and flag_value(stage, "dry-run", "draft") is None:
+            return f"runs `{name}` (its name says it acts)"
         return None
     if name == "exec":
         found = shell_effect(exec_text(stage))
@@ -130,10 +137,17 @@ def is_model_stage(stage: ir.Stage) -> bool:
     return stage.name.value in MODEL_COMMANDS
 
 
+_TEMPORARY = ("/tmp/", "/var/tmp/")
+
+
 def temporary_args(workflow: ir.Workflow | None) -> frozenset[str]:
-    """The args whose default is a temporary path (`/tmp/…`): what `rm -rf "${work_dir}"` removes lasts nothing."""
-    return frozenset(arg.name for arg in (workflow.args if workflow else None) or ()
-                     if arg.has_default and isinstance(arg.default, str) and arg.default.startswith(("/tmp/", "/var/tmp/")))
+    """The args whose default is a temporary path (`/tmp/…`), and the workflow's environment variables set to one:
+    what `rm -rf "${work_dir}"` or `rm -rf "$SCRATCH"` removes lasts nothing."""
+    if workflow is None:
+        return frozenset()
+    names = {arg.name for arg in workflow.args or () if arg.has_default and isinstance(arg.default, str) and arg.default.startswith(_TEMPORARY)}
+    names |= {env.name for env in workflow.env or () if env.template is not None and env.template.text.startswith(_TEMPORARY)}
+    return frozenset(names)
 
 
 def unit_side_effect(unit: Unit, temporary: frozenset[str] = frozenset()) -> str | None:

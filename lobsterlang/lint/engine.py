@@ -235,7 +235,13 @@ def _unexplained(findings: tuple[Diagnostic, ...], shellchecked: list[Diagnostic
     spans = [(d.span.start, d.span.end) for d in findings if d.code in _EXPLAINS_SHELLCHECK]
     if not spans or not shellchecked:
         return shellchecked
-    return [d for d in shellchecked if not any(start < d.span.end and d.span.start < end for start, end in spans)]
+    return [d for d in shellchecked if not any(_about(d.span.start, d.span.end, start, end) for start, end in spans)]
+
+
+def _about(start: int, end: int, text_start: int, text_end: int) -> bool:
+    """Whether a comment at `start`..`end` is about the text at `text_start`..`text_end`: it overlaps it and is no
+    longer than it with its quotes (`'${step.json}'`), not a whole construct around it (`[[ … ]]`)."""
+    return start < text_end and text_start < end and end - start <= text_end - text_start + 2
 
 
 _POSITION = attrgetter("span.start", "span.end", "code", "message")

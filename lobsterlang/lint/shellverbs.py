@@ -72,6 +72,7 @@ _HINTS = frozenset({
     "dd", "mkfs", "shred", "wipefs", "send", "post", "delete", "apply", "publish", "deploy",
 })
 _LOWER_WORDS = re.compile(r"[a-z]+")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def may_act(text: str) -> bool:
@@ -202,11 +203,12 @@ def _destructive(program: str, words: list[str], subcommands: list[str], tempora
 
 
 def _generic_verb(subcommands: list[str]) -> str | None:
-    """An acting name as the first subcommand (`mailer send`), or the second after a plain noun (`inbox mail send`)."""
+    """An acting name as the first subcommand (`mailer send`), or the second after a plain noun (`gog gmail send`),
+    with the words before it."""
     if subcommands[:1] and subcommands[0] in _ACTING_NAMES:
         return subcommands[0]
     if len(subcommands) >= 2 and subcommands[0].isalpha() and subcommands[1] in _ACTING_NAMES:
-        return subcommands[1]
+        return f"{subcommands[0]} {subcommands[1]}"
     return None
 
 
@@ -217,4 +219,7 @@ def _recursive(words: list[str]) -> bool:
 def _temporary(path: str, temporary: frozenset[str]) -> bool:
     if path.startswith(("/tmp/", "$TMPDIR", "${TMPDIR", "$tmp", "${tmp", "$TMP", "${TMP")):
         return True
-    return path.startswith("${") and path[2 : path.find("}")] in temporary
+    if path.startswith("${"):
+        return path[2 : path.find("}")] in temporary
+    name = _NAME.match(path, 1) if path.startswith("$") else None
+    return name is not None and name.group(0) in temporary

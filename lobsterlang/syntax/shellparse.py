@@ -90,7 +90,7 @@ class Script:
         self.text = text
         data = text.encode("utf-8")
         self._chars = _char_offsets(text, data)
-        self._tree = _parser().parse(data)
+        self._tree = _parser().parse(_without_foreign_templates(data))
         self._commands: list[Command] | None = None
         self._heredocs: list[Heredoc] = []
         self._bound: set[str] = set()
@@ -295,6 +295,19 @@ DOLLAR_LANGUAGES = frozenset({"jq", "gojq", "yq", "awk", "gawk", "mawk", "sed", 
 
 def _foreign(program: str) -> bool:
     return program in FOREIGN_INTERPRETERS or program.startswith("python")
+
+
+_FOREIGN_TEMPLATE = re.compile(rb"\$\{(\{[^{}\n]*\}|[A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)+)\}")
+"""`${{ x.y }}` and `${a.b}`: other tools' template syntax, which no shell can parse (bash stops with `bad
+substitution`); tree-sitter's error recovery would drop the commands around it."""
+
+
+def _without_foreign_templates(data: bytes) -> bytes:
+    """`data` with the inside of each `_FOREIGN_TEMPLATE` made a name of the same length (`${a.b}` → `${a_b}`), so
+    that the rest of the script parses and every offset stays where it was."""
+    if b"${" not in data:
+        return data
+    return _FOREIGN_TEMPLATE.sub(lambda m: b"${" + re.sub(rb"[^A-Za-z0-9_]", b"_", m.group(1)) + b"}", data)
 
 
 def _unquote(raw: str) -> str:

@@ -83,11 +83,13 @@ def test_invoke_programs_are_programs_and_json_is_not() -> None:
 # 4. L401 guesses, L309 in a quoted pipeline word, L402 on a final review gate
 @pytest.mark.parametrize("script", [
     'rm -rf "${work_dir}"',
+    'rm -rf "$SCRATCH"',
     "curl -s -X POST https://api.openai.com/v1/chat/completions -d @q.json",
     "curl -s -X POST https://api.example.com/graphql -d '{\"query\": \"{ viewer { login } }\"}'",
 ])
 def test_what_only_looks_like_an_effect_is_not_one(script: str) -> None:
-    assert "L401" not in codes(run_step(script, "args:\n  work_dir:\n    default: /tmp/lobster-work\n"))
+    args = "args:\n  work_dir:\n    default: /tmp/lobster-work\nenv:\n  SCRATCH: /tmp/scratch-$$\n"
+    assert "L401" not in codes(run_step(script, args))
 
 
 def test_the_preview_of_a_preview_approve_execute_pattern_is_not_an_effect() -> None:
@@ -206,10 +208,18 @@ def test_a_field_no_step_has_is_always_empty() -> None:
     ("sh -c 'git push origin main'", "git push"),
     ("sudo -u deploy rm -rf /srv/app", "rm -r"),
     ("cat > notify.sh <<'EOF'\ncurl -X POST https://hooks.example.com/x -d @m.json\nEOF\nbash notify.sh", "curl -X POST"),
+    ('echo "county ${inputs.county}"\ncurl -s -X POST "$URL/rest/v1/audit_logs" -d @log.json', "curl -X POST"),
 ])
 def test_effects_are_found_behind_other_words(script: str, why: str) -> None:
     [diag] = [d for d in lint(run_step(script)) if d.code == "L401"]
     assert why in diag.message
+
+
+def test_a_command_a_fork_names_to_act_is_an_effect() -> None:
+    text = "steps:\n  - id: send\n    pipeline: mail.send --to ops@example.com --subject hi\n"
+    [diag] = [d for d in lint(text) if d.code == "L401"]
+    assert "`mail.send`" in diag.message
+    assert "L401" not in codes(text.replace("--subject hi", "--subject hi --draft"))
 
 
 # 11. template syntax nothing substitutes
