@@ -122,6 +122,8 @@ LOBSTER_SUFFIXES = (".lobster", ".lobster.yaml", ".lobster.yml", ".lobster.json"
 _SKIP_DIRS = frozenset({"node_modules", "venv", "__pycache__"})
 _STEPS_KEY = re.compile(rb'^steps\s*:|"steps"\s*:', re.M)
 """A quick test for a top-level `steps:` before parsing a candidate file."""
+_FIRST_STEP_ID = re.compile(rb"^steps[ \t]*:[ \t]*(?:#[^\n]*)?\n(?:[ \t]*(?:#[^\n]*)?\n)*[ \t]*-[ \t]+id[ \t]*:", re.M)
+"""A top-level block `steps:` whose first item is a mapping that starts with `id:`: a workflow, without parsing."""
 
 
 Skipped = tuple[Path, str]
@@ -219,6 +221,8 @@ def _is_workflow(path: Path) -> bool:
         return False
     if _STEPS_KEY.search(data) is None:
         return False
+    if _FIRST_STEP_ID.search(data) is not None:
+        return True
     return over_limit(data) or _has_steps(data, name.endswith(".json"))  # too big to parse: linting it says E008
 
 

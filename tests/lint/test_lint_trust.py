@@ -3,6 +3,8 @@ of what public workflow files do."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from lobsterlang.diagnostics import Diagnostic, Severity
@@ -255,3 +257,21 @@ def test_an_approval_that_gates_only_reads() -> None:
     text = "steps:\n  - id: plan\n    run: terraform plan\n  - id: ok\n    stdin: $plan.stdout\n    approval: Apply?\n  - id: show\n    run: echo done\n"
     assert codes(text) == ["L402"]
     assert codes(text.replace("run: echo done", "when: $ok.approved\n    run: echo done")) == []
+
+
+# 15. finding the workflows of a directory does not parse YAML with the pure-Python loader
+def test_a_directory_search_uses_the_quick_test_and_libyaml(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import yaml
+
+    from lobsterlang.cli.files import workflows_under
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the pure-Python YAML loader was used")
+
+    monkeypatch.setattr(yaml, "safe_load", refuse)
+    monkeypatch.setattr(yaml.SafeLoader, "__init__", refuse)
+    (tmp_path / "block.yaml").write_text("name: x\nsteps:\n  # first\n  - id: a\n    run: echo hi\n")
+    (tmp_path / "flow.yml").write_text("steps: [{id: a, run: echo hi}]\n")
+    (tmp_path / "ci.yaml").write_text("steps:\n  - build\n  - test\n")
+    found, _ = workflows_under(tmp_path)
+    assert [p.name for p in found] == ["block.yaml", "flow.yml"]
