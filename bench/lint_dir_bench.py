@@ -65,7 +65,9 @@ def discovery(directory: Path) -> tuple[float, float]:
 def lint(args: list[str], cache: Path) -> float:
     env = {"LOBSTER_CACHE_DIR": str(cache), "PATH": "/usr/bin:/bin", **({"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else {})}
     command = [sys.executable, "-m", "lobsterlang", "lint", "--no-shellcheck", *args]
-    run = lambda: subprocess.run(command, capture_output=True, env=env, check=False, cwd=cache.parent)  # noqa: E731
+    def run() -> object:
+        return subprocess.run(command, capture_output=True, env=env, check=False, cwd=cache.parent)
+
     run()  # fills the cache
     return best(run)
 

@@ -59,7 +59,7 @@ def windows_text(text: str) -> str | None:
     return found.group(0) if found else None
 
 
-def render(template: ir.Template, offsets: list[tuple[int, ir.TemplatePart]], args: Mapping[str, ir.Arg],
+def render(template: ir.Template, offsets: list[tuple[int, ir.TemplatePart]], args: Mapping[str, ir.ArgDecl],
            target: str, env_name: Mapping[str, str]) -> Rendered:
     """`template` (its `part_offsets`) as the `target` runtime runs it; `args` are the declared args by name and
     `env_name` their `LOBSTER_ARG_<NAME>` names."""
@@ -91,7 +91,7 @@ def render(template: ir.Template, offsets: list[tuple[int, ir.TemplatePart]], ar
     return Rendered("".join(out), tuple(back), tuple(names.items()))
 
 
-def _arg_stand_in(script: Script, start: int, next_char: str, arg: ir.Arg, target: str, env: str) -> str:
+def _arg_stand_in(script: Script, start: int, next_char: str, arg: ir.ArgDecl, target: str, env: str) -> str:
     state = script.context(start)
     if target != "lobsterlang" or state == "quoted-heredoc":
         return _value_of_type(arg)  # raw text (the reference), or the value itself (lobsterlang in a quoted heredoc)
@@ -100,7 +100,7 @@ def _arg_stand_in(script: Script, start: int, next_char: str, arg: ir.Arg, targe
     return variable_for(state, env, next_char)
 
 
-def _value_of_type(arg: ir.Arg) -> str:
+def _value_of_type(arg: ir.ArgDecl) -> str:
     """A value the arg may hold, as one plain word: its default when it is one, else one of its type."""
     default = arg.default if arg.has_default else None
     if isinstance(default, bool):

@@ -110,7 +110,8 @@ def cases(text: str) -> tuple[list[Case], list[Case]]:
     defaults = {a.name: str(a.default) for a in compiled.ir.args or () if a.has_default}
     result = lint_source(Source("f.lobster", text), REFERENCE)
     runs = [s.action.command for s in compiled.ir.steps if isinstance(s.action, ir.ShellRun)]
-    safe, unsafe = [], []
+    safe: list[Case] = []
+    unsafe: list[Case] = []
     for diag in result.diagnostics:
         if diag.code != "L301" or diag.fix is None:
             continue

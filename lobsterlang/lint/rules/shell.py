@@ -106,7 +106,7 @@ def _arg_fix(ctx: LintContext, note: _ArgNote, style: str, text: str, start: int
     return fix
 
 
-def _default_text(arg: ir.Arg | None) -> str:
+def _default_text(arg: ir.ArgDecl | None) -> str:
     """The text an arg's default is pasted as (a list or object: JSON, whose quotes count)."""
     if arg is None or not arg.has_default or arg.default is None:
         return ""

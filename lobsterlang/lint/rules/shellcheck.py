@@ -48,7 +48,7 @@ def binary() -> str | None:
     return shutil.which("shellcheck") or (str(beside) if beside.is_file() else None)
 
 
-def _declared(ctx: LintContext) -> tuple[dict[str, ir.Arg], dict[str, str]]:
+def _declared(ctx: LintContext) -> tuple[dict[str, ir.ArgDecl], dict[str, str]]:
     args = {arg.name: arg for arg in (ctx.workflow.args if ctx.workflow else None) or ()}
     return args, {name: "LOBSTER_ARG_" + (env_arg_name(name) or "ARG") for name in args}
 
