@@ -210,7 +210,7 @@ def test_a_field_no_step_has_is_always_empty() -> None:
     ("sh -c 'git push origin main'", "git push"),
     ("sudo -u deploy rm -rf /srv/app", "rm -r"),
     ("cat > notify.sh <<'EOF'\ncurl -X POST https://hooks.example.com/x -d @m.json\nEOF\nbash notify.sh", "curl -X POST"),
-    ('echo "county ${inputs.county}"\ncurl -s -X POST "$URL/rest/v1/audit_logs" -d @log.json', "curl -X POST"),
+    ('echo "Quality: ${steps.scrape.outputs.quality_score}%"\ncurl -s -X POST "$URL/rest/v1/audit_logs" -d @log.json', "curl -X POST"),
 ])
 def test_effects_are_found_behind_other_words(script: str, why: str) -> None:
     [diag] = [d for d in lint(run_step(script)) if d.code == "L401"]
