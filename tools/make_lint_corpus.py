@@ -115,14 +115,14 @@ CLEAN = [
   - id: {id}
     stdin: $prev.json
     run: |
-      jq -r '.[] | "\\(.number)\\t\\(.title)"' | while IFS=$'\\t' read -r num title; do
+      jq -r '.[] | "\\(.number)\\t\\(.title)"' | while IFS=$'\\t' read -r num title; do«L310»
         printf '%s: %s\\n' "$num" "$title"
       done
 """, needs_prev=True),
     Block("disk-usage", """\
   - id: {id}
     run: |
-      set -euo pipefail
+      set -euo pipefail«L310»
       THRESHOLD=${{THRESHOLD:-80}}
       df -P | awk -v t="$THRESHOLD" 'NR>1 {{ gsub("%","",$5); if ($5+0 > t) print $6 }}' \\
         | jq -R . | jq -s '{{full: .}}'
@@ -202,8 +202,8 @@ CLEAN = [
     Block("array-loop", """\
   - id: {id}
     run: |
-      topics=(security release docs)
-      for t in "${{topics[@]}}"; do
+      topics=(security release docs)«L310»
+      for t in "${{topics[@]}}"; do«L310»
         gh search issues "label:$t" --repo "$LOBSTER_ARG_REPO" --json number --jq length | jq --arg t "$t" '{{topic: $t, n: .}}'
       done | jq -s .
 """, args=("repo",)),
@@ -236,6 +236,121 @@ CLEAN = [
   - id: {id}
     run: |
       python3 -c 'import json,os; print(json.dumps({{"home": os.environ.get("HOME"), "user": os.environ.get("USER")}}))'
+"""),
+    # issue 31, 1: shell variables read with braces, a declared arg in single quotes and in arithmetic
+    Block("heredoc-shell-var", """\
+  - id: {id}
+    stdin: $prev.json
+    run: |
+      body=$(cat)
+      count=$(( ${{limit}} * 3 ))
+      echo 'limit: ${{limit}}' >&2
+      cat <<EOF | jq -Rs '{{text: .}}'
+      ${{body}} (showing up to ${{count}})
+      EOF
+""", args=("limit",), needs_prev=True),
+    # issue 31, 2: names the script binds, close to a declared arg
+    Block("bound-near-arg", """\
+  - id: {id}
+    stdin: $prev.json
+    run: |
+      tip=$(jq -r '.[0].title // empty')
+      while read -r line; do echo "${{line}}"; done <<< "${{tip}}"«L310»
+      node -e 'const tip = process.argv[1]; console.log(`tip: ${{tip}}`)' "${{tip}}"
+      echo "${{tips}}"
+""", args=("tips",), needs_prev=True),
+    # issue 31, 3: the invoke programs are installed by the reference package
+    Block("invoke-program", """\
+  - id: {id}
+    command: |
+      openclaw.invoke --tool sessions_list --args-json '{{"limit": 5}}'
+"""),
+    # issue 31, 4: rm of an arg defaulting under /tmp; a POST that computes; a quoted pipeline word; a final review
+    Block("tmp-arg-rm", """\
+  - id: {id}
+    run: |
+      mkdir -p "${{work_dir}}" && rm -rf "${{work_dir}}"
+      echo '{{"clean": true}}'
+""", extra_args={"work_dir": "/tmp/lobster-work"}),
+    Block("compute-post", """\
+  - id: {id}
+    stdin: $prev.json
+    run: |
+      jq '{{model: "gpt-4o-mini", messages: [{{role: "user", content: tostring}}]}}' \\
+        | curl -fsS -X POST https://api.openai.com/v1/chat/completions -H "Authorization: Bearer $OPENAI_API_KEY" -d @-
+""", needs_prev=True),
+    Block("quoted-prompt", model=True, text="""\
+  - id: {id}
+    stdin: $prev.json
+    pipeline: llm_task.invoke --prompt "Summarise for ${{audience}} in three bullets"
+""", needs_prev=True, extra_args={"audience": "the on-call team"}),
+    # issue 31, 5: a rollout is watched (a read)
+    Block("rollout-status", """\
+  - id: {id}
+    retry:
+      max: 3
+    run: kubectl rollout status deployment/web --namespace "$LOBSTER_ARG_NAMESPACE" --timeout 60s
+""", args=("namespace",)),
+    # issue 31, 8: a keyword as an argument, and sh -c of a quoted heredoc
+    Block("echo-done", """\
+  - id: {id}
+    run: echo done
+"""),
+    Block("bash-c-heredoc", """\
+  - id: {id}
+    run: |
+      bash -c "$(cat <<'SCRIPT'
+      set -e
+      echo "running as $USER"
+      SCRIPT
+      )"
+"""),
+    # a JavaScript program reading member paths in a template literal
+    Block("node-member-template", """\
+  - id: {id}
+    stdin: $prev.json
+    run: |
+      node -e '
+        const items = JSON.parse(require("fs").readFileSync(0, "utf8"));
+        for (const item of items) console.log(`${{item.title}} by ${{item.user.login}}`);
+      '
+""", needs_prev=True),
+]
+
+PATTERNS = [
+    # issue 31, 4: preview → approve → execute: only the execute step is gated
+    Block("preview-execute", """\
+  - id: {id}_preview
+    run: inbox apply --json
+  - id: {id}_ok
+    stdin: ${id}_preview.json
+    approval: Apply these changes to the inbox?
+  - id: {id}
+    stdin: ${id}_preview.json
+    when: ${id}_ok.approved
+    run: inbox apply --execute
+"""),
+    # issue 31, 4: a final review gate hands the approved data to the caller
+    Block("final-review", """\
+  - id: {id}_draft
+    run: report build --json
+  - id: {id}
+    stdin: ${id}_draft.json
+    approval: Send this report to the caller?
+"""),
+    # issue 31, 5: the gate's own command shows the data the next step acts on
+    Block("kubectl-diff-gate", """\
+  - id: {id}_render
+    run: kustomize build overlays/prod
+  - id: {id}_diff
+    env:
+      MANIFEST: ${id}_render.stdout
+    run: printf '%s' "$MANIFEST" | kubectl diff -f - || true
+    approval: Apply this diff to production?
+  - id: {id}
+    env:
+      MANIFEST: ${id}_render.stdout
+    run: printf '%s' "$MANIFEST" | kubectl apply -f -
 """),
 ]
 
@@ -297,10 +412,10 @@ DEFECTS = [
     stdin: $prev.json
     run: llm_task.invoke --prompt "Classify each item as bug, feature or question"«L311»
 """, planted=True, needs_prev=True),
-    Block("llm-in-command", """\
+    Block("state-in-command", """\
   - id: {id}
     command: |
-      openclaw.invoke --tool message --action read --args-json '{{"limit": 5}}'«L311»
+      state.set --key last-digest «L311»
 """, planted=True),
     Block("exec-implicit-shell", """\
   - id: {id}
@@ -315,10 +430,10 @@ DEFECTS = [
     run: "echo '{{\\"ok\\": true}}'"
     retires: 3«W001»
 """, planted=True),
-    Block("raw-shell-default", """\
+    Block("retokenised-default", """\
   - id: {id}
-    run: ${{probe}} --version«L309»
-""", planted=True, extra_args={"probe": "node --no-warnings"}),
+    pipeline: template --text ${{greeting}}«L309»
+""", planted=True, extra_args={"greeting": "hello there"}),
     Block("step-output-in-shell", """\
   - id: {id}
     run: |
@@ -329,11 +444,89 @@ DEFECTS = [
   - id: {id}
     run: curl -fsSL https://example.com/install.sh | sh«L303»
 """, planted=True),
+    # issue 31, 3: an undotted pipeline command run as a program
+    Block("json-in-run", """\
+  - id: {id}
+    stdin: $prev.json
+    run: json«L311»
+""", planted=True, needs_prev=True),
+    # issue 31, 6: a near-typo of a command is an error
+    Block("command-typo", """\
+  - id: {id}
+    stdin: $prev.json
+    pipeline: sortt --key number«L201»
+""", planted=True, needs_prev=True),
+    # issue 31, 8: a field no step result has
+    Block("result-field", """\
+  - id: {id}
+    env:
+      COUNT: $prev.result«L108»
+    run: echo "$COUNT"
+""", planted=True, needs_prev=True),
+    # issue 31, 9: the verb is not the first word; an effect in a script the step writes and runs; xargs
+    Block("verb-later", """\
+  - id: {id}
+    run: openclaw message send --channel ops --text "digest ready"«L401!»
+""", planted=True),
+    Block("namespaced-delete", """\
+  - id: {id}
+    run: kubectl -n "$LOBSTER_ARG_NAMESPACE" delete job nightly-report«L401!»
+""", planted=True, args=("namespace",)),
+    Block("written-script", """\
+  - id: {id}
+    run: |
+      cat > notify.sh <<'EOF'
+      curl -fsS -X POST "$HOOK_URL" -d @message.json«L401!»
+      EOF
+      bash notify.sh
+""", planted=True),
+    Block("xargs-delete", """\
+  - id: {id}
+    run: |
+      gh issue list --label stale --json number --jq '.[].number' | xargs -I{{}} gh issue close {{}}«L401!»
+""", planted=True),
+    # issue 31, 10: an arg pasted into a Python program
+    Block("arg-in-python", """\
+  - id: {id}
+    run: |
+      python3 - <<'PY'
+      import json
+      print(json.dumps({{"city": "${{city}}"}}))«L313»
+      PY
+""", planted=True, args=("city",)),
+    # issue 31, 11: template syntax nothing substitutes
+    Block("actions-syntax", """\
+  - id: {id}
+    run: |
+      echo "result: ${{{{ steps.fetch.outputs.result }}}}"«L314»
+""", planted=True),
+    Block("braced-step-ref", """\
+  - id: {id}
+    run: |
+      RESULT='${{{prev}.stdout}}'«L314»
+      echo "$RESULT"
+""", planted=True, needs_prev=True),
+    # issue 31, 12: a shell-syntax default where no shell expands it
+    Block("shell-default-env", """\
+  - id: {id}
+    env:
+      CHANNEL: ${{channel}}«L315»
+    run: notify --channel "$CHANNEL" --dry-run
+""", planted=True, extra_args={"channel": "${NEWS_CHANNEL:-whatsapp}"}),
+    # issue 31, 13: $item where the loop named its item otherwise
+    Block("renamed-item", """\
+  - id: {id}
+    for_each: $prev.json
+    item_var: msg
+    steps:
+      - id: show
+        run: echo "$item.json.title"«L101»
+""", planted=True, needs_prev=True),
 ]
 
 STANDARD_DEFAULTS = {
     "repo": "openclaw/openclaw", "slug": "weekly", "limit": "20", "days": "7", "city": "Lisbon",
-    "namespace": "staging", "label": "bug",
+    "namespace": "staging", "label": "bug", "tips": "short",
 }
 NAMES = ["triage", "digest", "release", "cleanup", "standup", "deploy-notes", "weather-brief", "pr-sweeper",
          "inbox-zero", "changelog", "metrics", "backlog"]
@@ -396,25 +589,35 @@ def assemble(index: int, rng: random.Random) -> tuple[str, str, list[tuple[int, 
             body.append(approval(n % 3, gate, prev))
             ids.append(gate)
         typo = (prev or "seed") + (prev or "seed")[-1]
-        body.append(block.text.format(id=step_id, typo=typo).replace("$prev", f"${prev}"))
+        body.append(block.text.format(id=step_id, typo=typo, prev=prev or "seed").replace("$prev", f"${prev}"))
         ids.append(step_id)
         if not (block.model or block.planted or block.effect):
             data_ids.append(step_id)
         for arg in block.args:
             args[arg] = STANDARD_DEFAULTS[arg]
         args.update(block.extra_args)
+    if index % 4 == 3:
+        pattern = PATTERNS[(index // 4) % len(PATTERNS)]
+        body.append(pattern.text.format(id=f"pattern_{index}"))
     text = header(style, name[4:], args) + "\n".join(body)
     return name, *labels(text, gate_missing)
 
 
 def labels(marked: str, gate_missing: bool) -> tuple[str, list[tuple[int, str, bool]]]:
-    """The text without its `«CODE»` marks, and the marked findings (L401 only where no gate was put)."""
+    """The text without its `«CODE»` marks, and the marked findings (L401 only where no gate was put, or marked
+    `«L401!»`, a planted effect, with no approval step above it)."""
     lines, found = [], []
+    gated = False  # an approval step stands above: L401 counts any gate before the effect
     for number, line in enumerate(marked.splitlines(), start=1):
-        if MARK in line:
-            line, _, code = line.partition(MARK)
-            code = code.rstrip("»")
-            if code != "L401" or gate_missing:
+        gated = gated or line.strip().startswith("approval:")
+        line, *marks = line.split(MARK)
+        for mark in marks:
+            code = mark.rstrip("»")
+            always = code.endswith("!")  # a planted effect: no gate is ever put before it
+            code = code.rstrip("!")
+            if code == "L310":
+                found.append((number, code, False))  # shellcheck's (true) finding: counted with --shellcheck
+            elif code != "L401" or gate_missing or (always and not gated):
                 found.append((number, code, True))
         lines.append(line)
     return "\n".join(lines) + "\n", found
@@ -425,7 +628,7 @@ def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     for old in OUT.glob("*"):
         old.unlink()
-    count = int(sys.argv[1]) if len(sys.argv) > 1 else 110
+    count = int(sys.argv[1]) if len(sys.argv) > 1 else 150
     for index in range(count):
         name, text, found = assemble(index, rng)
         (OUT / f"{name}.lobster").write_text(text, encoding="utf-8")

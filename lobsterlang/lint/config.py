@@ -19,6 +19,28 @@ OFF_FOR_TARGET = {"lobsterlang": ("L301",), "reference": ("L309",)}
 reference's danger); under the reference raw substitution is what happens (L309 warns of the difference)."""
 
 
+class Extensions(Record):
+    """What a Lobster fork or host adds, declared per project: pipeline commands and condition functions.
+
+    `commands` holds names or glob patterns (`ado.*`) of commands that take any flag; `command_flags` declares
+    commands with the only flags they take; `functions` names condition functions (`length`).
+    """
+
+    commands: tuple[str, ...] = ()
+    command_flags: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    functions: tuple[str, ...] = ()
+
+    def command(self, name: str) -> tuple[str, ...] | None:
+        """The flags a declared command takes (`("*",)`: any), or None when `name` is not declared."""
+        for declared, accepted in self.command_flags:
+            if declared == name:
+                return accepted
+        return ("*",) if any(fnmatch.fnmatchcase(name, pattern) for pattern in self.commands) else None
+
+
+NO_EXTENSIONS = Extensions()
+
+
 class Config(Record):
     """Which rules run and how severe they are.
 
@@ -38,6 +60,8 @@ class Config(Record):
     """Glob patterns of paths that directory searches skip (`extend-exclude`)."""
     max_input_bytes: int | None = None
     """`max-input-bytes`: the size limit on workflow files when neither the option nor the variable sets one."""
+    extensions: Extensions = NO_EXTENSIONS
+    """`extra-commands`, `command-flags` and `condition-functions`: what a Lobster fork or host adds."""
 
     def enabled(self, code: str, path: str) -> bool:
         return self.selects(code) and not ignored_here(code, self.file_ignores(path))
@@ -88,7 +112,8 @@ def load_config(path: Path | None) -> Config:
 
 
 def from_table(table: dict[str, Any], source: str) -> Config:
-    known = {"select", "ignore", "per-file-ignores", "severity", "shellcheck", "target", "extend-exclude", "max-input-bytes"}
+    known = {"select", "ignore", "per-file-ignores", "severity", "shellcheck", "target", "extend-exclude", "max-input-bytes",
+             *EXTENSION_KEYS}
     unknown = sorted(set(table) - known)
     if unknown:
         raise ConfigError(f"{source}: unknown lint setting {unknown[0]!r} (known: {', '.join(sorted(known))})")
@@ -102,7 +127,37 @@ def from_table(table: dict[str, Any], source: str) -> Config:
         target=_target(table.get("target", "lobsterlang"), source),
         exclude=_patterns(table.get("extend-exclude", []), source),
         max_input_bytes=_size(table.get("max-input-bytes"), source),
+        extensions=_extensions(table, source),
     )
+
+
+EXTENSION_KEYS = ("extra-commands", "command-flags", "condition-functions")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.*?-]*")
+_FLAG = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
+
+
+def _extensions(table: dict[str, Any], source: str) -> Extensions:
+    """`extra-commands = ["copilot", "ado.*"]`, `[command-flags] "teams.send" = ["channel", "message"]`,
+    `condition-functions = ["length"]`."""
+    if not any(key in table for key in EXTENSION_KEYS):
+        return NO_EXTENSIONS
+    commands = _names(table.get("extra-commands", []), source, "extra-commands", _NAME)
+    flags = tuple(
+        (_names([name], source, "command-flags", _NAME)[0],
+         tuple(f.lstrip("-") for f in _names(value, source, f"command-flags.{name}", re.compile("-{0,2}" + _FLAG.pattern))))
+        for name, value in _table(table, "command-flags", source).items()
+    )
+    functions = _names(table.get("condition-functions", []), source, "condition-functions", re.compile(r"[A-Za-z_][A-Za-z0-9_]*"))
+    return Extensions(commands, flags, functions)
+
+
+def _names(value: Any, source: str, key: str, shape: re.Pattern[str]) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{source}: lint.{key} must be a list of names")
+    bad = next((v for v in value if not shape.fullmatch(v)), None)
+    if bad is not None:
+        raise ConfigError(f"{source}: lint.{key}: {bad!r} is not a name")
+    return tuple(value)
 
 
 def _size(value: Any, source: str) -> int | None:

@@ -9,7 +9,8 @@ from typing import Generic, TypeVar, cast, overload
 from lobsterlang import ir
 from lobsterlang.commands.specs import BY_NAME, CommandSpec
 from lobsterlang.diagnostics import Diagnostic, Edit, Fix
-from lobsterlang.lint.effects import unit_side_effect
+from lobsterlang.lint.config import NO_EXTENSIONS, Extensions
+from lobsterlang.lint.effects import previews_dropped, temporary_args, unit_side_effect
 from lobsterlang.lint.registry import RULES
 from lobsterlang.lint.textmap import TextMap, part_offsets
 from lobsterlang.lint.walk import Unit, UnitCache, units
@@ -52,10 +53,12 @@ class LintContext:
     """
 
     def __init__(self, path: str, text: str, workflow: ir.Workflow | None = None, pipeline: ir.Pipeline | None = None,
-                 target: str = "lobsterlang") -> None:
+                 target: str = "lobsterlang", extensions: Extensions = NO_EXTENSIONS) -> None:
         self.path = path
         self.target = target
         """The runtime the file is written for (`Config.target`)."""
+        self.extensions = extensions
+        """The commands and condition functions a Lobster fork or host adds (`Config.extensions`)."""
         self.text = text
         self.workflow = workflow
         self.pipeline = pipeline
@@ -117,11 +120,12 @@ class LintContext:
     def side_effects(self) -> dict[Unit, str]:
         """Every side-effecting unit, in order, with why (`effects.unit_side_effect`)."""
         found = {}
+        temporary = temporary_args(self.workflow)
         for unit in self.units:
-            why = unit_side_effect(unit)
+            why = unit_side_effect(unit, temporary)
             if why:
                 found[unit] = why
-        return found
+        return previews_dropped(found)
 
     @_cached
     def arg_names(self) -> frozenset[str]:

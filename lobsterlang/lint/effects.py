@@ -9,7 +9,7 @@ from lobsterlang import ir
 from lobsterlang.commands.specs import BY_NAME
 from lobsterlang.lint.shellverbs import command_effect, may_act
 from lobsterlang.lint.walk import Unit
-from lobsterlang.syntax.shellparse import parse
+from lobsterlang.syntax.shellparse import Script, parse
 
 SIDE_EFFECT_VERBS = ("send", "post", "delete", "apply", "publish", "deploy")
 """Action names of `openclaw.invoke --action …` that act (the action is a name, not a command line)."""
@@ -35,18 +35,41 @@ class ShellEffect:
 
 
 @lru_cache(maxsize=8192)
-def shell_effect(text: str) -> ShellEffect | None:
-    """The first side-effecting command of shell text, judged from its parsed commands and flags.
+def shell_effect(text: str, temporary: frozenset[str] = frozenset()) -> ShellEffect | None:
+    """The first side-effecting command of shell text, judged from its parsed commands and flags, also inside a
+    script the text writes with a heredoc and then runs (`cat > x.sh <<'EOF' … EOF; bash x.sh`); `temporary`:
+    see `command_effect`.
 
     Several rules ask about the same text, and an editor asks again at every change: the answers (a few
     numbers each, no parse tree) stay cached across files, unlike `shellparse.parse`'s trees.
     """
     if not may_act(text):
         return None
-    for command in parse(text).commands:
-        why = command_effect(command)
+    script = parse(text)
+    for command in script.commands:
+        why = command_effect(command, temporary)
         if why:
             return ShellEffect(why, command.start, command.end)
+    return _written_script_effect(script, temporary)
+
+
+_WRITERS = frozenset({"cat", "tee"})
+_SCRIPT_RUN = re.compile(r"(?:^|[;&|\n(]\s*)(?:(?:ba|z|da|k)?sh|source|\.)\s+\S|(?:^|[;&|\n(]\s*)\./\S")
+"""A command that runs a script file (`bash x.sh`, `sh ./run`, `source x`, `./x.sh`)."""
+
+
+def _written_script_effect(script: Script, temporary: frozenset[str]) -> ShellEffect | None:
+    """The first acting command of a heredoc that `cat`/`tee` writes to a file the text then runs as a script."""
+    for heredoc in script.heredocs:
+        writer = heredoc.command
+        if writer is None or writer.program not in _WRITERS or not _SCRIPT_RUN.search(script.text[heredoc.body_end :]):
+            continue
+        body = script.text[heredoc.body_start : heredoc.body_end]
+        for command in parse(body).commands:
+            why = command_effect(command, temporary)
+            if why:
+                return ShellEffect(f"{why} (in the script it writes and runs)", heredoc.body_start + command.start,
+                                   heredoc.body_start + command.end)
     return None
 
 
@@ -85,10 +108,17 @@ def exec_text(stage: ir.Stage) -> str:
     return shell if shell is not None else " ".join(w.value for w in positionals(stage))
 
 
+_ACTING_SEGMENTS = frozenset({"send", "post", "reply", "delete", "publish", "deploy", "apply", "merge"})
+"""The last segment of a command that is no Lobster command but acts by its name (`teams.send`, `mail.reply` of a
+Lobster fork)."""
+
+
 def stage_side_effect(stage: ir.Stage) -> str | None:
     """Why a pipeline stage is side-effecting (a short description), or None."""
     name = stage.name.value
     if name not in _EFFECT_COMMANDS:
+        if name not in BY_NAME and "." in name and name.rsplit(".", 1)[1] in _ACTING_SEGMENTS and flag_value(stage, "dry-run", "draft") is None:
+            return f"runs `{name}` (its name says it acts)"
         return None
     if name == "exec":
         found = shell_effect(exec_text(stage))
@@ -107,11 +137,25 @@ def is_model_stage(stage: ir.Stage) -> bool:
     return stage.name.value in MODEL_COMMANDS
 
 
-def unit_side_effect(unit: Unit) -> str | None:
-    """Why a unit (or, for parallel and for_each, one of its children) is side-effecting."""
+_TEMPORARY = ("/tmp/", "/var/tmp/")
+
+
+def temporary_args(workflow: ir.Workflow | None) -> frozenset[str]:
+    """The args whose default is a temporary path (`/tmp/…`), and the workflow's environment variables set to one:
+    what `rm -rf "${work_dir}"` or `rm -rf "$SCRATCH"` removes lasts nothing."""
+    if workflow is None:
+        return frozenset()
+    names = {arg.name for arg in workflow.args or () if arg.has_default and isinstance(arg.default, str) and arg.default.startswith(_TEMPORARY)}
+    names |= {env.name for env in workflow.env or () if env.template is not None and env.template.text.startswith(_TEMPORARY)}
+    return frozenset(names)
+
+
+def unit_side_effect(unit: Unit, temporary: frozenset[str] = frozenset()) -> str | None:
+    """Why a unit (or, for parallel and for_each, one of its children) is side-effecting (`temporary`: see
+    `command_effect`)."""
     action = unit.action
     if type(action) is ir.ShellRun:
-        found = shell_effect(action.command.text)
+        found = shell_effect(action.command.text, temporary)
         return found.why if found else None
     if type(action) is ir.PipelineRun and action.pipeline is not None:
         for stage in action.pipeline.stages:
@@ -124,3 +168,52 @@ def unit_side_effect(unit: Unit) -> str | None:
 def is_model_unit(unit: Unit) -> bool:
     action = unit.action
     return isinstance(action, ir.PipelineRun) and action.pipeline is not None and any(map(is_model_stage, action.pipeline.stages))
+
+
+_EXECUTE_FLAGS = re.compile(r"(?<![\w-])--(?:execute|confirm|yes|apply|commit|force|send|no-dry-run)(?![\w-])")
+"""Flags that turn a previewing command into the one that acts (`inbox apply --execute`)."""
+
+
+def previews_dropped(effects: dict[Unit, str]) -> dict[Unit, str]:
+    """`effects` without the previews of a preview → approve → execute pattern: a command that a later step runs
+    again with `--execute` (or `--confirm`, `--yes`…) while this one has no such flag only shows what would happen."""
+    if len(effects) < 2:
+        return effects
+    texts = {unit: _shell_text(unit) for unit in effects}
+    previews = {unit for unit, why in effects.items()
+                if not _EXECUTE_FLAGS.search(texts[unit]) and any(
+                    other.index > unit.index and effects[other] == why and _EXECUTE_FLAGS.search(texts[other]) for other in effects)}
+    return {unit: why for unit, why in effects.items() if unit not in previews} if previews else effects
+
+
+def _shell_text(unit: Unit) -> str:
+    action = unit.action
+    if type(action) is ir.ShellRun:
+        return action.command.text
+    if type(action) is ir.PipelineRun:
+        return action.template.text
+    return ""
+
+
+_READ_PROGRAMS = frozenset({
+    "echo", "printf", "cat", "jq", "grep", "egrep", "sed", "awk", "head", "tail", "sort", "uniq", "wc", "cut", "tr", "date",
+    "ls", "find", "test", "[", "true", "false", "column", "fmt", "fold", "paste", "join", "seq", "sleep", "basename",
+    "dirname", "realpath", "stat", "du", "df", "env", "printenv", "pwd", "whoami", "hostname", "uname", "which", "yq",
+})
+"""Programs that only read and print (with `>` to a file they write, which `_reads_only` checks apart)."""
+_DATA_STAGES = frozenset({"where", "pick", "head", "sort", "json", "table", "template", "map", "dedupe", "groupBy",
+                          "state.get", "commands.list", "workflows.list"})
+_WRITE_REDIRECT = re.compile(r"(?<![0-9&<])>(?!&|\s*/dev/null)")
+
+
+def reads_only(unit: Unit) -> bool:
+    """Whether a unit is known to only read and print: every command a reader, no `>` into a file; a pipeline of
+    data stages. Unknown programs do not count as readers."""
+    action = unit.action
+    if type(action) is ir.ShellRun:
+        text = action.command.text
+        commands = parse(text).commands if text.strip() else []
+        return all(c.program in _READ_PROGRAMS for c in commands) and not _WRITE_REDIRECT.search(text.replace("2>&1", ""))
+    if type(action) is ir.PipelineRun and action.pipeline is not None:
+        return all(stage.name.value in _DATA_STAGES for stage in action.pipeline.stages)
+    return action is None

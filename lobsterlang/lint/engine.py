@@ -11,6 +11,7 @@ from lobsterlang.diagnostics import Diagnostic
 from lobsterlang.gcpause import collector_paused
 from lobsterlang.lint.config import OFF_FOR_TARGET, Config, ignored_here
 from lobsterlang.lint.context import LintContext
+from lobsterlang.lint.extensions import declared_functions
 from lobsterlang.lint.registry import PER_STEP_CHECKS, Check, Rule, all_rules
 from lobsterlang.lint.rules import shellcheck
 from lobsterlang.lint.shellcheck_runs import ShellcheckRuns
@@ -157,18 +158,23 @@ def _shellcheck_findings(item: Prepared, runs: ShellcheckRuns[int]) -> list[Diag
     return [d for script, comments in answered for d in shellcheck.diagnostics(script, comments, item.text, index)]
 
 
-def _compile(source: Source, target: str) -> tuple[LintContext, list[Diagnostic]]:
+def _compile(source: Source, config: Config) -> tuple[LintContext, list[Diagnostic]]:
     if source.pipeline:
         text = source.data if isinstance(source.data, str) else source.data.decode("utf-8", "replace")
         result = compile_pipeline(text)
-        return LintContext(source.path, result.text, pipeline=result.ir, target=target), list(result.diagnostics)
+        ctx = LintContext(source.path, result.text, pipeline=result.ir, target=config.target, extensions=config.extensions)
+        return ctx, list(result.diagnostics)
     compiled = compile_workflow(source.data, source.path)
-    return LintContext(source.path, compiled.text, workflow=compiled.ir, target=target), list(compiled.diagnostics)
+    ctx = LintContext(source.path, compiled.text, workflow=compiled.ir, target=config.target, extensions=config.extensions)
+    diagnostics = list(compiled.diagnostics)
+    if compiled.ir is not None and any(d.code == "X001" for d in diagnostics):
+        diagnostics = declared_functions(ctx, diagnostics)
+    return ctx, diagnostics
 
 
 def _prepare(source: Source, enabled: Callable[[str], bool], checks: list[Check], config: Config, with_scripts: bool,
              keep_ir: bool, remembered: StepFindings | None = None) -> Prepared:
-    ctx, diagnostics = _compile(source, config.target)
+    ctx, diagnostics = _compile(source, config)
     if ctx.workflow is not None or ctx.pipeline is not None:
         if remembered is not None and ctx.workflow is not None:
             ctx.unit_cache = remembered.units
@@ -177,7 +183,10 @@ def _prepare(source: Source, enabled: Callable[[str], bool], checks: list[Check]
         for check in checks:
             diagnostics.extend(check(ctx))
         forget_scripts()  # parses are shared by the rules of one file, never kept across files
-    scripts = tuple(shellcheck.scripts(ctx)) if with_scripts and enabled("L310") else ()
+    scripts: tuple[shellcheck.Script, ...] = ()
+    if with_scripts and enabled("L310") and ctx.workflow is not None:
+        scripts = tuple(shellcheck.scripts(ctx))
+        diagnostics.extend(shellcheck.skipped_scripts(ctx))
     disabled = {code for code in {d.code for d in diagnostics} if not enabled(code)}
     if disabled:
         diagnostics = [d for d in diagnostics if d.code not in disabled]
@@ -194,6 +203,7 @@ def finish(item: Prepared, shellchecked: list[Diagnostic], config: Config) -> Fi
     """The result of a prepared file, given the L310 findings on its scripts."""
     if config.severity:
         shellchecked = [_configured(d, config) for d in shellchecked]
+    shellchecked = _unexplained(item.findings, shellchecked)
     chosen = apply_suppressions(item.ignores, [*item.findings, *shellchecked], item.report_unused,
                                 OFF_FOR_TARGET.get(config.target, ()))
     chosen.sort(key=_POSITION)
@@ -213,6 +223,25 @@ def _one_code_per_span(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     for diag in diagnostics:
         at.setdefault((diag.span.start, diag.span.end), set()).add(diag.code)
     return [d for d in diagnostics if not (_EXPLAINED_BY.get(d.code, frozenset()) & at[(d.span.start, d.span.end)])]
+
+
+_EXPLAINS_SHELLCHECK = frozenset({"L314"})
+"""Codes whose finding says what is wrong with a text better than shellcheck's comment on the same text (a
+`${step.json}` that nothing substitutes is no quoting problem)."""
+
+
+def _unexplained(findings: tuple[Diagnostic, ...], shellchecked: list[Diagnostic]) -> list[Diagnostic]:
+    """shellcheck's findings, less those on text a finding of `_EXPLAINS_SHELLCHECK` covers."""
+    spans = [(d.span.start, d.span.end) for d in findings if d.code in _EXPLAINS_SHELLCHECK]
+    if not spans or not shellchecked:
+        return shellchecked
+    return [d for d in shellchecked if not any(_about(d.span.start, d.span.end, start, end) for start, end in spans)]
+
+
+def _about(start: int, end: int, text_start: int, text_end: int) -> bool:
+    """Whether a comment at `start`..`end` is about the text at `text_start`..`text_end`: it overlaps it and is no
+    longer than it with its quotes (`'${step.json}'`), not a whole construct around it (`[[ … ]]`)."""
+    return start < text_end and text_start < end and end - start <= text_end - text_start + 2
 
 
 _POSITION = attrgetter("span.start", "span.end", "code", "message")

@@ -81,6 +81,7 @@ def all_rules() -> dict[str, Rule]:
         robustness,
         shell,
         shellcheck,
+        templates,
     )
 
     return RULES

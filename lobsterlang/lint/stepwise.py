@@ -18,7 +18,7 @@ from lobsterlang.span import Span, moving_with
 class StepFindings:
     """For one document: the findings of the per-step checks (`Rule.per_step`) on each step of its last lint.
 
-    They are reused only under the same checks, path, target and workflow-level fields (args, env: what a
+    They are reused only under the same checks, path, target, extensions and workflow-level fields (args, env: what a
     per-step check may read besides its step).
     """
 
@@ -34,7 +34,7 @@ class StepFindings:
         """What `checks` find in `ctx`'s workflow, checking only the steps not seen unchanged last time."""
         assert ctx.workflow is not None
         steps = ctx.workflow.steps
-        setting = (tuple(checks), ctx.path, ctx.target, _around_steps(ctx.workflow))
+        setting = (tuple(checks), ctx.path, ctx.target, ctx.extensions, _around_steps(ctx.workflow))
         known = self._steps if setting == self._setting else {}
         fresh = [step for step in steps if known.get(id(step), (None,))[0] is not step]
         if len(fresh) == len(steps):
@@ -70,7 +70,7 @@ def _without_positions(value: object) -> object:
 
 def _with_steps(ctx: LintContext, steps: Iterable[ir.Step]) -> LintContext:
     assert ctx.workflow is not None
-    return LintContext(ctx.path, ctx.text, replace(ctx.workflow, steps=tuple(steps)), target=ctx.target)
+    return LintContext(ctx.path, ctx.text, replace(ctx.workflow, steps=tuple(steps)), target=ctx.target, extensions=ctx.extensions)
 
 
 def _run(checks: Sequence[Check], ctx: LintContext) -> list[Diagnostic]:

@@ -27,8 +27,12 @@ _CONTEXT_NODES: dict[str, Context] = {
     "translated_string": "double",
 }
 _CODE_NODES = frozenset({"command_substitution", "process_substitution", "arithmetic_expansion"})
+_ARITHMETIC_NODES = frozenset({"arithmetic_expansion", "c_style_for_statement", "subscript"})
 _JQ_BINDING = re.compile(r"\bas\s+\$([A-Za-z_][A-Za-z0-9_]*)|--(?:arg|argjson|slurpfile|rawfile)\s+([A-Za-z_][A-Za-z0-9_]*)")
 """Variables a jq program (or its command line) binds: `… as $x`, `--arg x v`."""
+_SCRIPT_READERS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "cat"})
+"""Readers of a heredoc whose body is (or, for `cat` feeding `bash -c "$(cat <<'EOF' …)"`, may be) a shell script:
+the names it binds are the script's own."""
 _BINDING_COMMANDS = frozenset({"read", "local", "export", "declare", "typeset", "readonly", "mapfile", "readarray"})
 
 
@@ -86,11 +90,17 @@ class Script:
         self.text = text
         data = text.encode("utf-8")
         self._chars = _char_offsets(text, data)
-        self._tree = _parser().parse(data)
+        self._tree = _parser().parse(_without_foreign_templates(data))
         self._commands: list[Command] | None = None
         self._heredocs: list[Heredoc] = []
         self._bound: set[str] = set()
+        self._functions: set[str] = set()
         self._pipelines: list[list[Command]] = []
+
+    @property
+    def has_error(self) -> bool:
+        """Whether the text does not parse as shell (tree-sitter-bash found an error)."""
+        return bool(self._tree.root_node.has_error)
 
     def char(self, byte: int) -> int:
         """The character offset of byte offset `byte`."""
@@ -135,6 +145,12 @@ class Script:
         return self._pipelines
 
     @property
+    def functions(self) -> set[str]:
+        """The names of the functions the script defines."""
+        self.commands  # noqa: B018
+        return self._functions
+
+    @property
     def bound(self) -> set[str]:
         """Names the script binds: assignments, `for`/`read`/`local`… variables, jq variables."""
         self.commands  # noqa: B018
@@ -153,9 +169,15 @@ class Script:
         for command in commands:
             if command.program in _BINDING_COMMANDS:
                 self._bound.update(w.value.split("=", 1)[0] for w in command.args if not w.value.startswith("-") and w.literal)
+            elif command.program == "getopts" and len(command.args) >= 2:
+                self._bound.add(command.args[1].value)
+        self._functions = {n.text.decode("utf-8", "replace") for n in found.get("function", ()) if n.text is not None}
         by_start = {c.start: c for c in commands}
         for node in found.get("heredoc", ()):
             self._heredoc(node, by_start)
+        for heredoc in self._heredocs:
+            if heredoc.command is not None and heredoc.command.program in _SCRIPT_READERS:
+                self._bound |= parse(self.text[heredoc.body_start : heredoc.body_end]).bound
         for node in found.get("pipeline", ()):
             stages = [child.child_by_field_name("body") if child.type == "redirected_statement" else child for child in node.named_children]
             self._pipelines.append([by_start[self.char(n.start_byte)] for n in stages if n is not None and self.char(n.start_byte) in by_start])
@@ -216,6 +238,40 @@ class Script:
                 return heredoc
         return None
 
+    def command_at(self, offset: int) -> Command | None:
+        """The innermost simple command whose text holds `offset`."""
+        found = None
+        for command in self.commands:
+            if command.start <= offset < command.end and (found is None or command.start >= found.start):
+                found = command
+        return found
+
+    def foreign_code(self, offset: int, dollar_languages: bool = False) -> bool:
+        """Whether `offset` is in code of another language that the shell leaves alone: a single-quoted argument of
+        `node`/`python3`/`ruby`/`perl`… (such as `node -e '…'`), or a quoted heredoc body such a program reads;
+        with `dollar_languages`, also `jq`/`awk`/`sed` programs, whose `$` is their own."""
+        if self.context(offset) not in ("single", "quoted-heredoc"):
+            return False
+        heredoc = self.heredoc_at(offset)
+        command = heredoc.command if heredoc is not None else self.command_at(offset)
+        if command is None or (heredoc is None and offset < command.name_end):
+            return False
+        return _foreign(command.program) or (dollar_languages and command.program in DOLLAR_LANGUAGES)
+
+    def in_arithmetic(self, offset: int) -> bool:
+        """Whether `offset` is in an arithmetic context (`$((…))`, `((…))`, `for ((…))`, an array subscript), where
+        a variable is read by its bare name."""
+        byte = self._byte(offset)
+        node: Node | None = self._tree.root_node.descendant_for_byte_range(byte, byte + 1)
+        while node is not None:
+            kind = node.type
+            if kind in _ARITHMETIC_NODES or (kind == "compound_statement" and node.child_count and node.children[0].type == "(("):
+                return True
+            if kind in _CONTEXT_NODES or kind in ("command", "program", "command_substitution"):
+                return False
+            node = node.parent
+        return False
+
     def in_assignment(self, offset: int) -> bool:
         """Whether `offset` is in the value of an assignment (`X=…`), where the shell splits no words."""
         byte = self._byte(offset)
@@ -227,6 +283,31 @@ class Script:
                 return False
             node = node.parent
         return False
+
+
+FOREIGN_INTERPRETERS = frozenset({"node", "nodejs", "deno", "bun", "python", "ruby", "perl", "php", "osascript", "awk", "gawk"})
+"""Programs whose code arguments and heredocs are another language (python3.11 and such count as python)."""
+
+
+DOLLAR_LANGUAGES = frozenset({"jq", "gojq", "yq", "awk", "gawk", "mawk", "sed", "perl", "mlr"})
+"""Programs whose own language uses `$` (`jq '$x'`, `awk '{print $1}'`)."""
+
+
+def _foreign(program: str) -> bool:
+    return program in FOREIGN_INTERPRETERS or program.startswith("python")
+
+
+_FOREIGN_TEMPLATE = re.compile(rb"\$\{(\{[^{}\n]*\}|[A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)+)\}")
+"""`${{ x.y }}` and `${a.b}`: other tools' template syntax, which no shell can parse (bash stops with `bad
+substitution`); tree-sitter's error recovery would drop the commands around it."""
+
+
+def _without_foreign_templates(data: bytes) -> bytes:
+    """`data` with the inside of each `_FOREIGN_TEMPLATE` made a name of the same length (`${a.b}` → `${a_b}`), so
+    that the rest of the script parses and every offset stays where it was."""
+    if b"${" not in data:
+        return data
+    return _FOREIGN_TEMPLATE.sub(lambda m: b"${" + re.sub(rb"[^A-Za-z0-9_]", b"_", m.group(1)) + b"}", data)
 
 
 def _unquote(raw: str) -> str:
@@ -261,6 +342,7 @@ _QUERY = """
 (for_statement variable: (variable_name) @bind)
 (heredoc_redirect) @heredoc
 (pipeline) @pipeline
+(function_definition name: (word) @function)
 """
 """What `Script` reads from the tree: commands, bound names, heredocs, pipelines."""
 

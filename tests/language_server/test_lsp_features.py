@@ -305,6 +305,34 @@ async def test_config_file_per_folder_and_reloaded_when_it_changes(client: Langu
     config.unlink()
 
 
+FORK = """\
+steps:
+  - id: unread
+    pipeline: mail.search --unread --top 20
+  - id: few
+    stdin: $unread.json
+    when: length($unread.json) > 0
+    run: cat
+"""
+"""A workflow of a Lobster fork: its command and condition function are unknown until the config declares them."""
+
+
+async def test_declared_fork_commands_and_functions_are_picked_up_when_the_config_changes(client: LanguageClient, workspace: Path) -> None:
+    folder = workspace / "fork"
+    folder.mkdir(exist_ok=True)
+    config = folder / ".lobster.toml"
+    config.write_text("[lint]\n")
+    uri = open_doc(client, folder / "flow.lobster", FORK)
+    found = {(d.code, d.severity) for d in await diagnostics(client, uri)}
+    assert ("L201", types.DiagnosticSeverity.Warning) in found and ("X001", types.DiagnosticSeverity.Warning) in found
+    config.write_text('[lint]\nextra-commands = ["mail.*"]\ncondition-functions = ["length"]\n')
+    forget_push(client, uri)
+    change = types.FileEvent(config.as_uri(), types.FileChangeType.Changed)
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams([change]))
+    assert {d.code for d in await diagnostics(client, uri)} == set()
+    config.unlink()
+
+
 async def test_a_stale_pull_is_answered_with_content_modified(client: LanguageClient, workspace: Path) -> None:
     if not pulls(client):
         pytest.skip("this client takes pushed diagnostics")

@@ -7,7 +7,7 @@ import pytest
 from lobsterlang.compile import compile_workflow
 from lobsterlang.lint import Config, Source, lint_source
 from lobsterlang.lint.fixes import apply_fixes, unified_diff
-from lobsterlang.lint.rules.shell import variable_for
+from lobsterlang.lint.shelltext import variable_for
 from lobsterlang.syntax.shellparse import parse
 
 NO_SHELLCHECK = Config(shellcheck=False, target="reference")

@@ -45,7 +45,7 @@ def test_parallel_fix_writes_what_the_serial_fix_writes(tmp_path: Path, capsys: 
     for name, parallel in (("serial", False), ("parallel", True)):
         monkeypatch.chdir(_copy(tmp_path, name))
         outputs.append(_lint(["--target", "reference", "--fix", "--unsafe-fixes", "--show-fixes", "."], capsys, parallel, monkeypatch))
-    assert outputs[0] == outputs[1] and "(166 fixed, " in outputs[0][1]
+    assert outputs[0] == outputs[1] and "(272 fixed, " in outputs[0][1]
     serial = {p.name: p.read_bytes() for p in (tmp_path / "serial").iterdir()}
     assert serial == {p.name: p.read_bytes() for p in (tmp_path / "parallel").iterdir()}
     assert serial != {p.name: p.read_bytes() for p in _copy(tmp_path, "original").iterdir()}

@@ -15,8 +15,10 @@ from lobsterlang.lint.effects import (
     MODEL_COMMANDS,
     is_model_stage,
     is_model_unit,
+    reads_only,
     shell_effect,
     stage_side_effect,
+    temporary_args,
 )
 from lobsterlang.lint.registry import rule
 from lobsterlang.lint.rules.shell import SAFE_FIELDS
@@ -41,11 +43,15 @@ def gate_before(ctx: LintContext, unit: Unit) -> Unit | None:
     return earlier[-1] if earlier else None
 
 
+def _temporary(ctx: LintContext) -> frozenset[str]:
+    return temporary_args(ctx.workflow)
+
+
 def effect_site(ctx: LintContext, unit: Unit) -> Span:
     """Where the side effect of `unit` is written: the acting command in its shell text (its first line), or the stage."""
     action = unit.action
     if isinstance(action, ir.ShellRun):
-        found = shell_effect(action.command.text)
+        found = shell_effect(action.command.text, ctx.shared(_temporary))
         if found:
             text = action.command.text
             line_end = text.find("\n", found.start, found.end)
@@ -71,15 +77,36 @@ def unapproved_side_effect(ctx: LintContext) -> Iterator[Diagnostic]:
                        f"add a step before it with `approval:` and `stdin:` showing what `{unit.id}` will act on")
 
 
+def _hands_on(gate: Unit) -> bool:
+    """Whether an approval step passes reviewed data on: its stdin, items or command output is the run's output,
+    which the caller receives only once it is approved (a final review gate)."""
+    approval = gate.step.approval
+    return gate.stdin is not None or gate.action is not None or bool(approval and (approval.items or approval.preview))
+
+
 @rule("L402", "approval-gates-nothing", Severity.WARNING, "an approval step with nothing after it to gate")
 def approval_gates_nothing(ctx: LintContext) -> Iterator[Diagnostic]:
+    """A last approval that shows data is a final review gate: the caller gets the output only once approved.
+    An approval gates nothing when no step runs after it and it hands no data on."""
     gates = approval_steps(ctx)
     last_action = max((u.index for u in ctx.steps if u.action is not None), default=-1) if gates else -1
     for gate in gates:
-        if last_action <= gate.index:
-            assert gate.step.approval is not None
-            yield ctx.diag("L402", gate.step.approval.span, f"approval step `{gate.id}` gates nothing: no step runs after it",
+        assert gate.step.approval is not None
+        if last_action <= gate.index and not _hands_on(gate):
+            yield ctx.diag("L402", gate.step.approval.span, f"approval step `{gate.id}` gates nothing: no step runs after it, and it passes no data on to approve",
                            "put the approval before the step that acts, or remove it")
+        elif last_action > gate.index and _gates_only_reads(ctx, gate):
+            yield ctx.diag("L402", gate.step.approval.span,
+                           f"approval step `{gate.id}` gates nothing: only steps that read run after it, and none of them tests `${gate.id}.approved`",
+                           "put the approval before the step that acts, or remove it")
+
+
+def _gates_only_reads(ctx: LintContext, gate: Unit) -> bool:
+    """Every step after the gate only reads (`effects.reads_only`), and nothing reads the gate's decision."""
+    later = [unit for unit in ctx.units if unit.index > gate.index]
+    if not all(reads_only(unit) for unit in later):
+        return False
+    return not any(ref.step == gate.id for unit, ref, _ in ctx.step_refs)
 
 
 def _nested_gate_stages(ctx: LintContext) -> Iterator[tuple[Unit, ir.Stage]]:
@@ -170,12 +197,10 @@ def retry_side_effect(ctx: LintContext) -> Iterator[Diagnostic]:
 
 
 def shown_steps(gate: Unit) -> set[str]:
-    """The step ids whose data an approval step shows to the approver."""
+    """The step ids whose data an approval step shows to the approver: its stdin, and whatever its own command
+    reads (`kubectl diff -f $MANIFEST` with `env: {MANIFEST: $render.json}`: the diff shown is of `$render`)."""
     shown = {gate.id} if gate.action is not None else set()
-    if isinstance(gate.stdin, ir.StdinRef):
-        shown.add(gate.stdin.ref.step)
-    elif isinstance(gate.stdin, ir.StdinTemplate):
-        shown |= {r.step for r in gate.stdin.template.refs if isinstance(r, ir.StepRef)}
+    shown |= {ref.step for ref, _ in gate.data_refs}
     return shown
 
 

@@ -12,6 +12,7 @@ from lobsterlang.diagnostics import Diagnostic, Severity
 from lobsterlang.lint.context import LintContext
 from lobsterlang.lint.effects import flags, positionals
 from lobsterlang.lint.registry import rule
+from lobsterlang.suggest import closest
 
 WHERE_RE = re.compile(r"^([a-zA-Z0-9_.]+)\s*(==|=|!=|<=|>=|<|>)\s*(.+)$", re.DOTALL)
 _GROUP_BY_SPELLINGS = frozenset({"group_by", "group-by", "groupby", "Group_by", "GroupBy"})
@@ -40,17 +41,26 @@ def _templated(word: ir.Word) -> bool:
     return word.template is not None
 
 
+_DECLARE = ("if a Lobster fork or host provides it, declare it in the lint configuration: `extra-commands = [\"{name}\"]` "
+            "under `[tool.lobster.lint]` (`[lint]` in .lobster.toml); `lobster help` lists the commands")
+
+
 @rule("L201", "unknown-command", Severity.ERROR, "a pipeline stage names a command that does not exist", per_step=True)
 def unknown_command(ctx: LintContext) -> Iterator[Diagnostic]:
+    """A near-typo of a command (`sortt`) is an error; a name far from every command (`mail.search`, `copilot`) is
+    a warning that says how to declare the commands of a Lobster fork or host (`Config.extensions`)."""
     if len(ctx.known_stages) == len(ctx.stages):
         return
     for stage in ctx.stages:
         name = stage.name.value
-        if name in BY_NAME or _templated(stage.name) or name in _GROUP_BY_SPELLINGS:
+        if name in BY_NAME or _templated(stage.name) or name in _GROUP_BY_SPELLINGS or ctx.extensions.command(name) is not None:
             continue
-        close = get_close_matches(name, list(BY_NAME), n=1, cutoff=0.6)
-        hint = f"did you mean `{close[0]}`?" if close else "`lobster help` lists the commands (`commands.list` in a pipeline)"
-        yield ctx.diag("L201", stage.name.span, f"unknown command `{name}`", hint)
+        close = closest(name, BY_NAME)
+        message = f"unknown command `{name}`"
+        if close is not None:
+            yield ctx.diag("L201", stage.name.span, message, f"did you mean `{close}`?")
+        else:
+            yield Diagnostic("L201", Severity.WARNING, message, stage.name.span, None, _DECLARE.format(name=name))
 
 
 Known = tuple[ir.Stage, CommandSpec, _Table, list[ir.Flag]]
@@ -63,6 +73,7 @@ def known_stages(ctx: LintContext) -> tuple[Known, ...]:
 
 @rule("L202", "unknown-flag", Severity.ERROR, "a flag that the command does not accept", per_step=True)
 def unknown_flag(ctx: LintContext) -> Iterator[Diagnostic]:
+    yield from _declared_flags(ctx)
     for _, spec, table, given in ctx.shared(known_stages):
         for flag in given:
             if flag.name not in table.flags:
@@ -70,6 +81,21 @@ def unknown_flag(ctx: LintContext) -> Iterator[Diagnostic]:
                 close = get_close_matches(flag.name, names, n=1)
                 hint = f"did you mean `--{close[0]}`?" if close else f"`lobster help {spec.name}` lists its flags"
                 yield ctx.diag("L202", flag.name_span, f"`{spec.name}` has no flag `--{flag.name}`; the command ignores it", hint)
+
+
+def _declared_flags(ctx: LintContext) -> Iterator[Diagnostic]:
+    """Flags a command declared with its flags (`command-flags`) does not take."""
+    if not ctx.extensions.command_flags:
+        return
+    for stage in ctx.stages:
+        accepted = ctx.extensions.command(stage.name.value) if stage.name.value not in BY_NAME else None
+        if accepted is None or "*" in accepted:
+            continue
+        for flag in flags(stage):
+            if flag.name not in accepted:
+                close = closest(flag.name, accepted)
+                hint = f"did you mean `--{close}`?" if close else f"`command-flags` in the lint configuration lists its flags: {', '.join(accepted) or 'none'}"
+                yield ctx.diag("L202", flag.name_span, f"`{stage.name.value}` has no flag `--{flag.name}`", hint)
 
 
 def swallowed(table: _Table, given: list[ir.Flag]) -> list[ir.Flag]:

@@ -19,7 +19,7 @@ from lobsterlang.lint.registry import rule
 from lobsterlang.lint.rules.references import joined_text
 
 _PIPELINE_SPECIAL = re.compile(r"[\s'\"|]")
-_QUOTES = re.compile(r"['\"]")
+_QUOTING = re.compile(r"['\"\\]")
 _STEP_REF = re.compile(r"\$[A-Za-z0-9_-]+\.[A-Za-z0-9_]")
 _HINT = "lobsterlang substitutes args as data; run with `--raw-args` for the reference's raw text substitution, or rewrite"
 
@@ -82,25 +82,19 @@ def _default_references(ctx: LintContext, template: ir.Template, defaults: dict[
 def _pipeline_retokenising(ctx: LintContext, pipeline: ir.Pipeline, defaults: dict[str, str]) -> Iterator[Diagnostic]:
     """`${x}` in a pipeline word whose default has spaces, quotes or `|`: the reference re-tokenises it.
 
-    A quoted `exec --shell '…'` line is shell text: a default without quotes stays in that one word in the
-    reference too, and runs as written in both. `defaults` holds only such defaults.
+    Inside a quoted word (`--prompt "Summarise ${topic}"`) a value without quotes or backslashes stays in the one
+    token, as here: both runtimes give the command the same word. `defaults` holds only such defaults.
     """
     for stage in pipeline.stages:
         for word in _words(stage):
-            quoted_shell = _is_quoted_shell_line(ctx, stage, word)
+            quoted = ctx.source_char(word.span.start) in ("'", '"')
             for ref in word.template.refs if word.template else ():
                 if not isinstance(ref, ir.ArgRef):
                     continue
                 value = defaults.get(ref.name)
-                if value is not None and not (quoted_shell and not _QUOTES.search(value)):
+                if value is not None and not (quoted and not _QUOTING.search(value)):
                     message = f"the default of `{ref.name}` ({_show(value)}) would be split into words by the reference; here it stays one word"
                     yield ctx.diag("L309", ref.span, message, _HINT)
-
-
-def _is_quoted_shell_line(ctx: LintContext, stage: ir.Stage, word: ir.Word) -> bool:
-    """`word` is the quoted value of `exec --shell`: shell text, where the file's defaults run as written."""
-    shell = next((a.value for a in stage.args if isinstance(a, ir.Flag) and a.name == "shell"), None)
-    return stage.name.value == "exec" and shell is word and ctx.source_char(word.span.start) in ("'", '"')
 
 
 def _words(stage: ir.Stage) -> Iterator[ir.Word]:

@@ -91,11 +91,17 @@ def _reported(ctx: LintContext, unit: Unit, ref: ir.StepRef, field: str) -> bool
     leaves it verbatim, so `$i.url` in a jq program or `$id.json` in a loop is the script's own
     business: only a near-typo of an existing step id, not bound by the script, is a defect.
     """
-    if field in _STRICT_FIELDS:
+    if field in _STRICT_FIELDS or _renamed_loop_var(unit, ref.step):
         return True
     if is_shell_like_name(ref.step) or not (_inner_only(ctx, ref) or closest(ref.step, ctx.by_id) is not None):
         return False
     return ref.step not in bound_names(unit)
+
+
+def _renamed_loop_var(unit: Unit, name: str) -> bool:
+    """`$item`/`$index` inside a loop that named its variables otherwise (`item_var: msg`)."""
+    loop = unit.loop
+    return loop is not None and ((name == "item" and loop.item_var not in (None, "item")) or (name == "index" and loop.index_var not in (None, "index")))
 
 
 def _inner_only(ctx: LintContext, ref: ir.StepRef) -> bool:
@@ -106,17 +112,42 @@ def _inner_only(ctx: LintContext, ref: ir.StepRef) -> bool:
 def unknown_step_ref(ctx: LintContext) -> Iterator[Diagnostic]:
     for unit, ref, field, targets in ctx.shared(resolved_refs):
         if targets is not None and not targets and _reported(ctx, unit, ref, field):
-            yield _unknown_ref(ctx, ref, field)
+            yield _unknown_ref(ctx, unit, ref, field)
 
 
-def _unknown_ref(ctx: LintContext, ref: ir.StepRef, field: str) -> Diagnostic:
-    if _inner_only(ctx, ref):
+def _unknown_ref(ctx: LintContext, unit: Unit, ref: ir.StepRef, field: str) -> Diagnostic:
+    if _renamed_loop_var(unit, ref.step):
+        assert unit.loop is not None
+        named = loop_vars(unit.loop)[0 if ref.step == "item" else 1]
+        hint = f"this loop names its {ref.step} `{named}` (`{'item' if ref.step == 'item' else 'index'}_var`): write `${named}.{'.'.join(ref.path)}`"
+    elif _inner_only(ctx, ref):
         hint = "for_each sub-step results exist only inside their loop; reference the loop step instead"
     else:
         close = closest(ref.step, ctx.by_id)
         hint = f"did you mean `${close}`?" if close else "reference an earlier step by its id"
     effect = "fails at run time" if field in _STRICT_FIELDS else "is left in the text verbatim"
     return ctx.diag("L101", ref.span, f"unknown step `{ref.step}` in `{ref.text}` ({field}); the reference {effect}", hint)
+
+
+RECORD_FIELDS = frozenset({"id", "stdout", "json", "approved", "skipped", "error", "errorMessage"})
+"""What the record of a `run:`/`pipeline:`/loop/parallel/sub-workflow step can hold (approval and input steps:
+compile's gate checks)."""
+
+
+def unknown_field(ctx: LintContext, unit: Unit, ref: ir.StepRef, targets: list[Unit] | None) -> bool:
+    """Whether `ref` reads a field no record of its (non-gate) step has: always empty in both runtimes."""
+    if not targets or ref.field in RECORD_FIELDS:
+        return False
+    return not any(t.step.approval is not None or t.step.input is not None for t in targets if t.kind == "step")
+
+
+@rule("L108", "unknown-step-field", Severity.ERROR, "a `$step.field` reference to a field that a step's result never has")
+def unknown_step_field(ctx: LintContext) -> Iterator[Diagnostic]:
+    for unit, ref, field, targets in ctx.shared(resolved_refs):
+        if unknown_field(ctx, unit, ref, targets):
+            close = closest(ref.field, RECORD_FIELDS)
+            hint = f"did you mean `${ref.step}.{close}`?" if close else "a step's result has `stdout` (its output) and `json` (the output parsed as JSON)"
+            yield ctx.diag("L108", ref.span, f"`{ref.text}` is always empty: step `{ref.step}`'s result has no field `{ref.field}` ({field})", hint)
 
 
 @rule("L102", "forward-step-ref", Severity.ERROR, "a reference to a step that has not run yet")
@@ -189,29 +220,34 @@ def shell_arg_sites(ctx: LintContext) -> dict[int, tuple[str, int]]:
 
 
 def _shell_sees(ctx: LintContext, ref: ir.ArgRef) -> tuple[Context, bool] | None:
-    """Where the shell sees a `${…}` of shell text, and whether the script binds the name (None: not shell text)."""
+    """Where the shell sees a `${…}` of shell text, and whether the text itself means the name: the script binds it,
+    or it stands in the code of another language (a JavaScript template literal in `node -e '…'`, a heredoc fed
+    to `python3`). None: not shell text."""
     site = ctx.shared(shell_arg_sites).get(id(ref))
     if site is None:
         return None
     script = parse(site[0])
-    return script.context(site[1]), ref.name in script.bound
+    return script.context(site[1]), ref.name in script.bound or script.foreign_code(site[1])
 
 
 def plausible_arg(ctx: LintContext, ref: ir.ArgRef) -> bool:
     """Whether an undeclared `${name}` was meant as an arg.
 
-    Not: ALL_CAPS environment names (`${HOME}`, `${BRAVE_API_KEY}`, `${NUM-default}` in shell text),
-    positional parameters (`${1}`), names the script binds, and text the shell never expands (single quotes, quoted
-    heredocs, comments: a JavaScript template literal). A near-typo of a declared arg always is.
+    Not: names the script binds (`tip=$(cat)`, `for`, `read`, `case`), text in another language's code
+    (`node -e '… ${x} …'`), ALL_CAPS environment names (`${HOME}`, `${BRAVE_API_KEY}`, `${NUM-default}` in shell
+    text), positional parameters (`${1}`), and text the shell never expands (single quotes, quoted heredocs,
+    comments) unless it is a near-typo of a declared arg, which both runtimes substitute there too.
     """
+    where = _shell_sees(ctx, ref)
+    if where is not None and where[1]:
+        return False
     if closest(ref.name, ctx.arg_names) is not None:
         return True
     if ref.name.upper() == ref.name:
         return False
-    where = _shell_sees(ctx, ref)
     if where is not None and "-" in ref.name and ref.name.split("-", 1)[0].isupper():
         return False  # `${NUM-unset}`: the shell's use-a-default expansion of NUM
-    return where is None or (not where[1] and where[0] not in _VERBATIM)
+    return where is None or where[0] not in _VERBATIM
 
 
 _VERBATIM = frozenset({"single", "quoted-heredoc", "comment"})

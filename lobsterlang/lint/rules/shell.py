@@ -10,6 +10,7 @@ from lobsterlang.diagnostics import Diagnostic, Fix, Severity
 from lobsterlang.lint.context import LintContext
 from lobsterlang.lint.registry import rule
 from lobsterlang.lint.rules.references import env_arg_name
+from lobsterlang.lint.shelltext import variable_for
 from lobsterlang.lint.textmap import part_offsets
 from lobsterlang.lint.walk import Unit
 from lobsterlang.record import replace
@@ -18,6 +19,8 @@ from lobsterlang.syntax.shellparse import Command, Context, Script, Word, parse
 from lobsterlang.syntax.shellvalues import value_uses
 
 SAFE_FIELDS = frozenset({"approved", "skipped", "error", "id"})
+_TEXT_FIELDS = frozenset({"stdout", "json", "errorMessage", "response", "subject"})
+"""Fields that hold text or data a step produced (another field renders empty: L108)."""
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash"})
 _DOWNLOADER = re.compile(r"(?<![\w.-])(?:curl|wget)(?![\w.-])")
 _EVAL_HINT = re.compile(r"(?<![\w.-])eval(?![\w.-])")
@@ -62,10 +65,12 @@ def _escape(text: str, style: str) -> str:
 class _ArgNote:
     """What L301 says about one arg name, worked out once per file (a file uses a few args many times)."""
 
-    __slots__ = ("env", "fix_message", "hint", "message", "written")
+    __slots__ = ("default", "env", "fix_message", "hint", "message", "written")
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, default: str) -> None:
         env = env_arg_name(name)
+        self.default = default
+        """The text of the arg's default (empty without one)."""
         self.written = "${" + name + "}"
         self.env = "LOBSTER_ARG_" + env if env else None  # what the fix reads instead (None: no fix)
         self.message = f"`{self.written}` is pasted into the shell text raw by the reference: a value with quotes, `;` or `$(…)` runs as code"
@@ -73,11 +78,19 @@ class _ArgNote:
         self.fix_message = f"pass {name} through $LOBSTER_ARG_{env}"
 
 
+_DIFFERS_IN = {"double": frozenset('$`\\"'), "heredoc": frozenset("$`\\"), "single": frozenset("'")}
+"""Where the quoted variable stands, the characters of a value that the raw text would treat otherwise: inside
+`"…"` and an unquoted heredoc the shell expands `$`, backquotes and backslashes in pasted text (and `"` ends the
+string); inside `'…'` a `'` ends it."""
+
+
 def _arg_fix(ctx: LintContext, note: _ArgNote, style: str, text: str, start: int, ref: ir.ArgRef, state: Context) -> Fix | None:
     """The fix that reads `note.env` instead of the `${arg}` at offset `start` of shell text `text`.
 
-    Unquoted, the quoted variable is one word where raw text was split into words (and could
-    be a command name or several arguments): that fix changes what runs, so it is unsafe.
+    A fix is safe only when no value the file allows runs differently after it: unquoted, the quoted variable is
+    one word where raw text was split into words (and could be a command name or several arguments); quoted, a
+    default holding what the raw text would expand there (`${HOME}/x`, `$(date)` in `"…"`) would no longer be
+    expanded. Those fixes are unsafe. For other values only an injection changes, which is the point of the fix.
     """
     assert note.env is not None
     end = start + len(note.written)
@@ -88,26 +101,21 @@ def _arg_fix(ctx: LintContext, note: _ArgNote, style: str, text: str, start: int
     if style in _ESCAPING:
         written, replacement = _escape(written, style), _escape(replacement, style)
     fix = ctx.replace(ref.span, written, replacement, note.fix_message)
-    if fix is not None and state == "code":
+    if fix is not None and (state == "code" or not _DIFFERS_IN.get(state, frozenset()).isdisjoint(note.default)):
         fix = replace(fix, applicability="unsafe")
     return fix
 
 
-def variable_for(state: Context, name: str, next_char: str = "") -> str:
-    """A reference to environment variable `name`, quoted for where it stands.
-
-    Inside double quotes `${NAME}` would read as a Lobster `${arg}`, so a following name
-    character is kept apart with an empty `""`; in an unquoted heredoc body quotes are text,
-    so there it is `${NAME}` (not an arg: the runtime leaves it to the shell).
-    """
-    joined = next_char.isalnum() or next_char == "_"
-    if state == "heredoc":
-        return "${" + name + "}" if joined else "$" + name
-    if state == "double":
-        return "$" + name + ('""' if joined else "")
-    if state == "single":
-        return "'\"$" + name + "\"'"
-    return '"$' + name + '"'
+def _default_text(arg: ir.ArgDecl | None) -> str:
+    """The text an arg's default is pasted as (a list or object: JSON, whose quotes count)."""
+    if arg is None or not arg.has_default or arg.default is None:
+        return ""
+    default = arg.default
+    if isinstance(default, bool):
+        return "true" if default else "false"
+    if isinstance(default, str | int | float):
+        return str(default)
+    return '"'  # an array or object: its text has quotes
 
 
 _NOT_FIXABLE = frozenset({"comment", "quoted-heredoc"})
@@ -120,6 +128,7 @@ def raw_arg_in_shell(ctx: LintContext) -> Iterator[Diagnostic]:
     if ctx.target != "reference":
         return
     notes: dict[str, _ArgNote] = {}
+    args = {arg.name: arg for arg in (ctx.workflow.args if ctx.workflow else None) or ()}
     json_file = ctx.path.lower().endswith(".json")
     for _, run in ctx.shell_runs:
         refs = [(start, part) for start, part in ctx.offsets(run.command) if type(part) is ir.ArgRef and part.name in ctx.arg_names]
@@ -131,7 +140,7 @@ def raw_arg_in_shell(ctx: LintContext) -> Iterator[Diagnostic]:
         for start, ref in refs:
             note = notes.get(ref.name)
             if note is None:
-                note = notes[ref.name] = _ArgNote(ref.name)
+                note = notes[ref.name] = _ArgNote(ref.name, _default_text(args.get(ref.name)))
             state = script.context(start)
             if state == "quoted-heredoc" and _runs_as_program(script, start, ref):
                 continue  # L313 reports it: the shell pastes the value, another program runs it
@@ -150,7 +159,8 @@ def step_output_in_shell(ctx: LintContext) -> Iterator[Diagnostic]:
     for unit, run in ctx.shell_runs:
         heredocs = "<<" in run.command.text  # once per script: a long line with many references stays linear
         for start, part in ctx.offsets(run.command):
-            if type(part) is ir.StepRef and part.path[0] not in SAFE_FIELDS and _resolves(ctx, unit, part) and not (heredocs and _inert(run, start, start + len(part.text))):
+            if (type(part) is ir.StepRef and part.path[0] not in SAFE_FIELDS and part.path[0] in _TEXT_FIELDS
+                    and _resolves(ctx, unit, part) and not (heredocs and _inert(run, start, start + len(part.text)))):
                 yield ctx.diag(
                     "L302", part.span,
                     f"`{part.text}` is pasted into the shell text raw: output containing quotes or `$(…)` runs as code",
@@ -261,11 +271,26 @@ def _shell_c_word(command: Command) -> tuple[int, Word] | None:
     return None
 
 
-def _interpolated(template: ir.Template | None, word: Word) -> bool:
-    """Whether an `sh -c` command word is built from expansions or Lobster references."""
-    if word.node_type != "raw_string" and "$" in word.value:
+def _substituted(part: ir.TemplatePart, args: frozenset[str]) -> bool:
+    return isinstance(part, ir.StepRef) or (isinstance(part, ir.ArgRef) and part.name in args)
+
+
+_QUOTED_HEREDOC_CAT = re.compile(r"\$\(\s*cat\s*<<-?\s*(['\"])[A-Za-z_][A-Za-z0-9_]*\1[^)]*\)")
+"""`$(cat <<'E' … E)` once its quoted body is taken out: constant text."""
+
+
+def _interpolated(script: Script, template: ir.Template | None, word: Word, args: frozenset[str]) -> bool:
+    """Whether an `sh -c` command word is built from expansions or Lobster references (a step's, or a declared
+    arg's; a quoted heredoc's body, read by `cat`, is constant text)."""
+    if template is not None and any(_substituted(p, args) and word.start <= at < word.end for at, p in part_offsets(template)):
         return True
-    return template is not None and any(not isinstance(p, ir.Text) and word.start <= at < word.end for at, p in part_offsets(template))
+    if word.node_type == "raw_string" or "$" not in word.value:
+        return False
+    raw = script.text[word.start : word.end]
+    for heredoc in script.heredocs:
+        if heredoc.quoted and word.start <= heredoc.body_start and heredoc.body_end <= word.end:
+            raw = raw[: heredoc.body_start - word.start] + " " * (heredoc.body_end - heredoc.body_start) + raw[heredoc.body_end - word.start :]
+    return "$" in _QUOTED_HEREDOC_CAT.sub("", raw)
 
 
 @rule("L305", "sh-c-interpolation", Severity.WARNING, "`sh -c` with a command string built by interpolation", per_step=True)
@@ -273,7 +298,7 @@ def sh_c_interpolation(ctx: LintContext) -> Iterator[Diagnostic]:
     for script, template, word in _scripts(ctx, _SH_C_HINT):
         for command in script.commands:
             found = _shell_c_word(command)
-            if found is not None and _interpolated(template, found[1]):
+            if found is not None and _interpolated(script, template, found[1], ctx.arg_names):
                 yield ctx.diag(
                     "L305", _span(ctx, found[0], found[1].end, template, word),
                     "`sh -c` re-parses a command string that was built by interpolation: interpolated values run as code",

@@ -16,9 +16,12 @@ from lobsterlang.diagnostics import Diagnostic, Severity
 from lobsterlang.lint.context import LintContext
 from lobsterlang.lint.lint_cache import Comments
 from lobsterlang.lint.registry import Rule, register
+from lobsterlang.lint.rules.references import env_arg_name
+from lobsterlang.lint.shelltext import Rendered, render, template_offset, windows_text, written_names
 from lobsterlang.lint.textmap import Placed, file_span, placed
 from lobsterlang.record import Record
 from lobsterlang.span import LineIndex
+from lobsterlang.syntax.shellparse import parse
 
 SHELLCHECK = register(
     Rule("L310", "shellcheck", Severity.WARNING, "a shellcheck finding in a `run:` script (needs the shellcheck binary)")
@@ -29,12 +32,11 @@ _LEVELS = {"error": Severity.ERROR, "warning": Severity.WARNING, "info": Severit
 
 
 class Script(Record):
-    """One shell script to check, as shellcheck sees it (references blanked out), with where its parts
-    stand in the file: what maps a comment back to the file, without the IR (it goes between processes)."""
+    """One shell script to check, as the target runtime runs it (`shelltext.render`), with where its parts stand
+    in the file: what maps a comment back to the file, without the IR (it goes between processes)."""
 
     text: str
-    args: tuple[tuple[int, int], ...]
-    """Where the `${arg}` placeholders stand in `text`."""
+    rendered: Rendered
     parts: tuple[Placed, ...]
     start: int
     """Where the script's template starts in the file."""
@@ -46,48 +48,34 @@ def binary() -> str | None:
     return shutil.which("shellcheck") or (str(beside) if beside.is_file() else None)
 
 
-def blanked(offsets: list[tuple[int, ir.TemplatePart]]) -> str:
-    """The script (a template's `part_offsets`) as shellcheck should see it, each reference replaced by text
-    of the same length: a `${arg}` by a variable (`$____`: the runtime passes a quoted variable, so
-    `[ "${x}" = y ]` is no constant), a `$step.path` by underscores (a word the runtime pastes in)."""
-    out = []
-    for _, part in offsets:
-        width = part.span.end - part.span.start
-        if isinstance(part, ir.Text):
-            out.append(part.value)
-        else:
-            out.append("$" + "_" * (width - 1) if isinstance(part, ir.ArgRef) else "_" * width)
-    return "".join(out)
-
-
-def _arg_ranges(offsets: list[tuple[int, ir.TemplatePart]]) -> tuple[tuple[int, int], ...]:
-    """Where the `${arg}` placeholders stand in the blanked script (offsets)."""
-    ranges, at = [], 0
-    for _, part in offsets:
-        width = len(part.value) if isinstance(part, ir.Text) else part.span.end - part.span.start
-        if isinstance(part, ir.ArgRef):
-            ranges.append((at, at + width))
-        at += width
-    return tuple(ranges)
-
-
-_QUOTED_BY_RUNTIME = frozenset({2086})
-"""SC2086 (quote to prevent splitting) on a `${arg}`: lobsterlang passes it quoted, and under the
-reference L301 reports the raw text already."""
-
-
-def _about_an_arg(script: Script, comment: dict[str, object]) -> bool:
-    if comment.get("code") not in _QUOTED_BY_RUNTIME:
-        return False
-    start = _offset(script.text, int(str(comment.get("line", 1))), int(str(comment.get("column", 1))))
-    return any(low <= start < high for low, high in script.args)
+def _declared(ctx: LintContext) -> tuple[dict[str, ir.ArgDecl], dict[str, str]]:
+    args = {arg.name: arg for arg in (ctx.workflow.args if ctx.workflow else None) or ()}
+    return args, {name: "LOBSTER_ARG_" + (env_arg_name(name) or "ARG") for name in args}
 
 
 def scripts(ctx: LintContext) -> Iterator[Script]:
+    """The scripts shellcheck checks: every `run:`/`command:` text, but text written for Windows (`skipped_scripts`)."""
+    args, env_names = _declared(ctx)
     for _, run in ctx.shell_runs:
-        if run.command.text.strip():
+        if run.command.text.strip() and windows_text(run.command.text) is None:
             offsets = ctx.offsets(run.command)
-            yield Script(blanked(offsets), _arg_ranges(offsets), placed(offsets), run.command.span.start)
+            rendered = render(run.command, offsets, args, ctx.target, env_names)
+            yield Script(rendered.text, rendered, placed(offsets), run.command.span.start)
+
+
+def skipped_scripts(ctx: LintContext) -> Iterator[Diagnostic]:
+    """One note per file that has scripts written for Windows `cmd.exe`: shellcheck does not check them."""
+    for _, run in ctx.shell_runs:
+        found = windows_text(run.command.text)
+        if found is not None:
+            start = run.command.text.index(found)
+            span = ctx.textmap.span(run.command, start, start + len(found))
+            count = sum(1 for _, other in ctx.shell_runs if windows_text(other.command.text) is not None)
+            scripts = "script" if count == 1 else f"{count} scripts"
+            yield Diagnostic("L310", Severity.INFO, f"shellcheck did not check {scripts} written for Windows `cmd.exe` "
+                             f"(`{found}…`): it is not POSIX shell text", span, None,
+                             "the reference runs `run:` with `cmd.exe` on Windows; shellcheck checks only POSIX shell")
+            return
 
 
 class ScriptMemo:
@@ -108,8 +96,28 @@ class ScriptMemo:
 def diagnostics(script: Script, comments: Comments, source: str, index: LineIndex) -> Iterator[Diagnostic]:
     """The L310 findings of shellcheck's `comments` on `script`, in the file `source` (lines: `index`)."""
     for comment in comments:
-        if not _about_an_arg(script, comment):
+        if not _misread(script, comment):
             yield _diagnostic(script, comment, source, index)
+
+
+_PARSE_COMPLAINTS = frozenset({1010})
+"""shellcheck's complaints about the syntax of a script that parses as the shell parses it: SC1010 takes a keyword
+used as an argument (`echo done`) for a missing `;`."""
+_QUOTE_COMPLAINTS = frozenset({2016})
+"""SC2016 ("expressions don't expand in single quotes") on code of another language: `node -e '…${x}…'`,
+`jq '$x'`, `awk '{print $1}'` mean their own `$`."""
+
+
+def _misread(script: Script, comment: dict[str, object]) -> bool:
+    """Whether shellcheck misreads valid text: `_PARSE_COMPLAINTS` on a script that parses without an error,
+    `_QUOTE_COMPLAINTS` on another language's code."""
+    code = comment.get("code")
+    if code in _PARSE_COMPLAINTS:
+        return not parse(script.text).has_error
+    if code in _QUOTE_COMPLAINTS:
+        offset = _offset(script.text, int(str(comment.get("line", 1))), int(str(comment.get("column", 1))))
+        return parse(script.text).foreign_code(offset, dollar_languages=True)
+    return False
 
 
 def options(version: str) -> list[str]:
@@ -163,10 +171,11 @@ def _offset(text: str, line: int, column: int) -> int:
 
 def _diagnostic(script: Script, comment: dict[str, object], source: str, index: LineIndex) -> Diagnostic:
     text = script.text
-    start = _offset(text, int(str(comment.get("line", 1))), int(str(comment.get("column", 1))))
-    end = _offset(text, int(str(comment.get("endLine", 1))), int(str(comment.get("endColumn", 1))))
+    start = template_offset(script.rendered, _offset(text, int(str(comment.get("line", 1))), int(str(comment.get("column", 1)))))
+    end = template_offset(script.rendered, _offset(text, int(str(comment.get("endLine", 1))), int(str(comment.get("endColumn", 1)))))
     span = file_span(index, source, script.parts, script.start, start, max(start + 1, end))
     code = f"SC{comment.get('code')}"
     level = _LEVELS.get(str(comment.get("level")), Severity.WARNING)
     hint = f"see https://www.shellcheck.net/wiki/{code}; silence with `# shellcheck disable={code}` in the script"
-    return Diagnostic("L310", level, f"{code}: {comment.get('message')}", span, None, hint)
+    message = written_names(script.rendered, str(comment.get("message")))
+    return Diagnostic("L310", level, f"{code}: {message}", span, None, hint)
