@@ -94,12 +94,13 @@ EXPRESSIONS = st.tuples(_field(list(range(60))), _field(list(range(24))), _field
                         _field(list(range(1, 13)), ("jan", "jun", "dec")), _field(list(range(7)), ("mon", "fri", "sun")))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(fields=EXPRESSIONS, start=st.datetimes(datetime(2020, 1, 1), datetime(2030, 1, 1)))
 def test_next_after_agrees_with_croniter(fields: tuple[str, ...], start: datetime) -> None:
-    """croniter (a dependency of DBOS) as an oracle, where the two agree on the rules: no day field of the form `*/n`."""
+    """croniter (a dependency of DBOS) as an oracle, where the two agree on the rules: a day field is `*` or has no `*`
+    (for Vixie cron and cronie only a day field's first character decides whether the two day fields are or-ed)."""
     croniter = pytest.importorskip("croniter").croniter
-    assume(not fields[2].startswith("*/") and not fields[4].startswith("*/"))
+    assume(all(fields[i] == "*" or "*" not in fields[i] for i in (2, 4)))  # croniter reads a day field's `*` its own way
     text = " ".join(fields)
     cron, problems = parse_cron(text)
     assert cron is not None, problems

@@ -82,7 +82,7 @@ def test_the_newest_tick_agrees_with_the_next_one_across_both_changes() -> None:
             assert following is not None
             assert newest_tick(cron(text), zone, following) == following
             assert newest_tick(cron(text), zone, following - timedelta(microseconds=1)) in (None, *_before(text, zone, following))
-            moment = following + (timedelta(days=7) if text.startswith("30") else timedelta(hours=5))
+            moment = following + (timedelta(days=11) if text.startswith("30") else timedelta(hours=37))
 
 
 def _before(text: str, zone: ZoneInfo, moment: datetime) -> list[datetime]:

@@ -18,6 +18,7 @@ from lobsterlang.diagnostics import Diagnostic, Severity
 from lobsterlang.interpret.errors import UsageError
 from lobsterlang.interpret.schedule.model import Schedule, check_name
 from lobsterlang.interpret.schedule.timing import ZoneError, local_zone_name, zone_named
+from lobsterlang.interpret.workflow.session import file_digest
 from lobsterlang.report import Report
 from lobsterlang.span import LineIndex, Span
 
@@ -28,7 +29,7 @@ class Checked:
 
     schedule: Schedule
     workflow: ir.Workflow | None
-    digest: str
+    digest: str | None
     reports: list[Report] = field(default_factory=list)
 
     @property
@@ -73,9 +74,7 @@ def check_schedule(request: Request, env: Mapping[str, str], cwd: str) -> Checke
     args, arg_reports = _args(request.args_json, result.workflow, Report(request.file, result.text, result.diagnostics))
     reports += arg_reports
     schedule = Schedule(request.name, request.cron.strip(), zone, path, args, request.overlap, request.catch_up, cwd)
-    import hashlib
-
-    return Checked(schedule, result.workflow, hashlib.sha256(result.text.encode()).hexdigest(), reports)
+    return Checked(schedule, result.workflow, file_digest(path), reports)
 
 
 def _lint(path: str, shown: str) -> Any:

@@ -66,7 +66,7 @@ def when(moment: datetime | None, schedule: Schedule) -> str:
 
 
 def _fired_by(store: Any, name: str) -> str:
-    if hasattr(store, "url"):
+    if store.workers:
         from lobsterlang.interpret.backend.postgres import redacted
 
         return f"fired by the workers of {redacted(store.url)}"
@@ -168,7 +168,7 @@ def remove_command(name: str, backend: str | None) -> None:
     with _store(backend) as store:
         _changed(store, "remove", name)
         click.echo(f"schedule {name} removed")
-        if not hasattr(store, "url"):
+        if not store.workers:
             click.echo(f"hint: also delete its crontab line, or: systemctl --user disable --now lobster-{name}.timer", err=True)
 
 
@@ -213,7 +213,7 @@ def run_now_command(name: str, mode: str, backend: str | None) -> int:
     """
     with _store(backend) as store:
         schedule = _changed(store, "require", name)
-        if hasattr(store, "url"):
+        if store.workers:
             return _queue_now(store.url, name)
     from lobsterlang.cli.run_cmd import run_main
 
@@ -259,7 +259,7 @@ def export_command(name: str, target: str | None, directory: str | None, backend
         raise click.UsageError("give --crontab or --systemd")
     with _store(backend) as store:
         schedule = _changed(store, "require", name)
-        if hasattr(store, "url") and not schedule.paused:
+        if store.workers and not schedule.paused:
             click.echo(f"warning: the workers of the database fire schedule {name} too; pause it there "
                        f"(lobster schedule pause {name}) or each tick runs twice", err=True)
     if target == "crontab":

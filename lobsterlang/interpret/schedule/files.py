@@ -55,6 +55,8 @@ class FileSchedules:
     """The schedules in one state directory."""
 
     where = "the state directory"
+    workers = False
+    """Whether workers fire these schedules (no: an exported crontab line or systemd timer does)."""
 
     def __init__(self, env: Mapping[str, str]) -> None:
         self.env = env

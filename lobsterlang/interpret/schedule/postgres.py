@@ -75,6 +75,8 @@ class PgSchedules:
     """The schedules of one database (`LOBSTER_BACKEND`)."""
 
     where = "the database"
+    workers = True
+    """Whether workers fire these schedules (yes: every `lobster worker` of the database)."""
 
     def __init__(self, url: str) -> None:
         self.url = url
