@@ -67,7 +67,7 @@ def when(moment: datetime | None, schedule: Schedule) -> str:
 
 def _fired_by(store: Any, name: str) -> str:
     if store.workers:
-        from lobsterlang.interpret.backend.postgres import redacted
+        from lobsterlang.interpret.backend.redact import redacted
 
         return f"fired by the workers of {redacted(store.url)}"
     return f"fired by cron or systemd once exported: lobster schedule export --crontab {name} (or --systemd)"
