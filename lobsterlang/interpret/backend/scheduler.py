@@ -25,7 +25,7 @@ import os
 import socket
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, TextIO
@@ -58,17 +58,15 @@ class Claimed:
 
 
 class Scheduler:
-    """Fires due ticks on one database; `now` reads the clock (the database's, or a test's)."""
+    """Fires the due ticks of one database's schedules, by the database's clock; says what it did on `log`."""
 
-    def __init__(self, url: str, queue: Mapping[str, str], log: TextIO | None,
-                 now: Callable[[Any], datetime] | None = None) -> None:
+    def __init__(self, url: str, queue: Mapping[str, str], log: TextIO | None) -> None:
         import sqlalchemy as sa
         from dbos import DBOSClient
 
         self.url = url
         self.queue = queue
         self.log = log
-        self.now = now or (lambda conn: tables.database_now(conn))
         self.engine = sa.create_engine("postgresql+psycopg://" + url.split("://", 1)[1], pool_size=1,
                                        connect_args={"application_name": f"lobster {socket.gethostname()}:{os.getpid()}"[:63]})
         self.client = DBOSClient(system_database_engine=self.engine)
@@ -88,7 +86,7 @@ class Scheduler:
     def fire_due(self) -> None:
         """Claim every schedule that has a tick due (or queued) now."""
         with self.engine.connect() as conn:
-            now = self.now(_Driver(conn))
+            now = tables.database_now(_Driver(conn))
             names = [str(r[0]) for r in conn.exec_driver_sql(DUE, (now,)).fetchall()]
         for name in names:
             self.claim(name, now)
