@@ -5,12 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from lsprotocol import types
+from pygls.uris import to_fs_path
 
 from lobsterlang.query.complete import completions
 from lobsterlang.query.outline import symbols
 from lsp import views
 from lsp.convert import markup, plain_text
 from lsp.documents import Analysis
+from lsp.schedules import ScheduleCache
 from lsp.server import LobsterServer
 
 _COMPLETION_KIND = {
@@ -57,6 +59,16 @@ def code_lenses(analysis: Analysis) -> list[types.CodeLens]:
     ]
 
 
+def schedule_lenses(analysis: Analysis, cache: ScheduleCache) -> list[types.CodeLens]:
+    """One lens per schedule that runs this file (from the cache: the backend is read in the background)."""
+    path = to_fs_path(analysis.uri)
+    if analysis.workflow is None or not analysis.workflow.steps or not path:
+        return []
+    where = analysis.positions.range(analysis.workflow.steps[0].span.start, analysis.workflow.steps[0].span.start)
+    return [types.CodeLens(where, types.Command(s.title, "lobster.schedules", arguments=[analysis.uri]))
+            for s in cache.lookup(path)]
+
+
 def _param(params: Any, *path: str) -> Any:
     """A field of a custom request's params, whether they arrive as a mapping or as an object."""
     for name in path:
@@ -93,7 +105,13 @@ def register(server: LobsterServer) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
     def lenses(ls: LobsterServer, params: types.CodeLensParams) -> list[types.CodeLens]:
-        return code_lenses(ls.current(params.text_document.uri))
+        analysis = ls.current(params.text_document.uri)
+        return code_lenses(analysis) + schedule_lenses(analysis, ls.schedules())
+
+    @server.command("lobster.schedules")
+    def schedules_of(ls: LobsterServer, uri: str) -> str:
+        path = to_fs_path(uri)
+        return "\n".join(s.title for s in ls.schedules().lookup(path)) if path else ""
 
     @server.command("lobster.dryRun")
     def dry_run(ls: LobsterServer, uri: str) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import os
 import time
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -19,6 +20,7 @@ from pygls.uris import to_fs_path
 from lobsterlang import __version__
 from lsp.convert import Capabilities, diagnostic
 from lsp.documents import Analysis, Documents, disk_text, uri_of, workspace_files
+from lsp.schedules import ScheduleCache, fetch_for
 from lsp.wire import serve_stdio
 
 DEBOUNCE_SECONDS = 0.2
@@ -59,6 +61,18 @@ class LobsterServer(LanguageServer):
         """When the editor last sent a message, or diagnostics were last sent (monotonic seconds)."""
         self.due: dict[str, float] = {}
         """When each document's diagnostics are due (monotonic seconds), until they are sent."""
+        self._schedules: ScheduleCache | None = None
+
+    def schedules(self) -> ScheduleCache:
+        """The schedules of the backend the environment names, read in the background (`lsp.schedules`)."""
+        if self._schedules is None:
+            self._schedules = ScheduleCache(fetch_for(os.environ), self.refresh_lenses)
+        return self._schedules
+
+    def refresh_lenses(self) -> None:
+        """Ask the client for its code lenses again (the schedules changed), if it can be asked."""
+        if get_capability(self.client_capabilities, "workspace.code_lens.refresh_support", False):
+            self.workspace_code_lens_refresh(None)
 
     def current(self, uri: str) -> Analysis:
         """The analysis of the document's current text (of what is on disk, read bounded, for a document that

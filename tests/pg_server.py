@@ -10,21 +10,31 @@ from pathlib import Path
 
 import pytest
 
+_SERVER: dict[str, str] = {}
+"""The session's server URL, once started: every test module that imports these fixtures shares one server."""
+
 
 @pytest.fixture(scope="session")
 def pg_root() -> Iterator[str]:
     """The URL of a Postgres started for this session (skipped without the `dbos` extra and pgserver).
 
     Its data directory is directly under the temp dir: run as root, pgserver starts Postgres as
-    its own user, which must reach the directory (pytest's 0700 temp dirs would block it).
+    its own user, which must reach the directory (pytest's 0700 temp dirs would block it). Each
+    module importing this fixture gets its own session-scoped copy of it; the first starts the
+    server, the last to finish (at the end of the session) stops it.
     """
     pgserver = pytest.importorskip("pgserver")
     pytest.importorskip("psycopg")
+    if "url" in _SERVER:
+        yield _SERVER["url"]
+        return
     data = Path(tempfile.mkdtemp(prefix="lobster-pg-"))
     server = pgserver.get_server(data, cleanup_mode="stop")
+    _SERVER["url"] = str(server.get_uri())
     try:
-        yield str(server.get_uri())
+        yield _SERVER["url"]
     finally:
+        _SERVER.clear()
         server.cleanup()
         shutil.rmtree(data, ignore_errors=True)
 

@@ -309,6 +309,15 @@ class _NoDbos:
     step = workflow = staticmethod(lambda **kwargs: lambda function: function)
 
 
+class _NoDbosClient:
+    """Stands in for DBOS's client in the worker's scheduler (which fires no tick here: no schedule exists)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        self.kwargs = kwargs
+
+    destroy = staticmethod(lambda: None)
+
+
 @pytest.mark.parametrize("trial", range(2))
 def test_workers_started_together_on_a_fresh_database_all_start(pg_url: str, monkeypatch: pytest.MonkeyPatch,  # noqa: F811
                                                                   trial: int) -> None:
@@ -318,7 +327,7 @@ def test_workers_started_together_on_a_fresh_database_all_start(pg_url: str, mon
 
     from lobsterlang.interpret.backend.worker import serve
 
-    monkeypatch.setitem(sys.modules, "dbos", types.SimpleNamespace(DBOS=_NoDbos))
+    monkeypatch.setitem(sys.modules, "dbos", types.SimpleNamespace(DBOS=_NoDbos, DBOSClient=_NoDbosClient))
     monkeypatch.setattr(_NoDbos, "launched", [])
     barrier, stop, failures = threading.Barrier(8), threading.Event(), []
 

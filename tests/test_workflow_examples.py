@@ -26,6 +26,9 @@ esac
 printf '{"number":%s,"title":"Fix it","url":"https://example.com/pr","state":"%s","isDraft":false,"mergeable":"MERGEABLE","reviewDecision":null,"headRefName":"fix","updatedAt":"2026-01-01"}' "$3" "${PR_STATE:-OPEN}"
 """,
     "make": "#!/bin/sh\necho building >&2\n",
+    "mailer": """#!/bin/sh
+printf '{"to":"%s","items":%s}\\n' "$3" "$(jq length)"
+""",
     "plain-sh": '#!/bin/sh\nshift\nexec /bin/sh -c "$@"\n',
     "git": "#!/bin/sh\necho v1.2.3\n",
     "gcal": "#!/bin/sh\necho '[{\"title\":\"standup\"}]'\n",
@@ -81,6 +84,24 @@ def test_email_triage_sends_only_after_approval(stubs: Path, capsys: Capture, mo
     assert "set LOBSTER_APPROVAL_APPROVED_BY" in capsys.readouterr().out
     monkeypatch.setenv("LOBSTER_APPROVAL_APPROVED_BY", "carol")
     assert _run(capsys, "resume", "--id", request["approvalId"], "--approve", "yes")["output"] == [{"sent": 1}]
+
+
+def test_morning_briefing_as_a_scheduled_tick_waits_for_its_approval(stubs: Path, capsys: Capture) -> None:
+    briefing = str(EXAMPLES / "morning-briefing.lobster")
+    added = main(["schedule", "add", "briefing", "--cron", "30 7 * * mon-fri", "--timezone", "Europe/Berlin", briefing,
+                  "--args-json", '{"to": "team@example.com"}'])
+    assert added == 0, capsys.readouterr().err
+    capsys.readouterr()
+    halted = _run(capsys, "run", "--mode", "tool", "--schedule", "briefing", "--args-json", '{"to": "team@example.com"}',
+                  briefing)
+    assert halted["status"] == "needs_approval" and [i["from"] for i in halted["requiresApproval"]["items"]] == [
+        "noreply@shop.example", "ada@example.com"]
+    [waiting] = _run(capsys, "runs", "--json", "--schedule", "briefing")
+    assert waiting["waitingGate"] == "approve"
+    sent = _run(capsys, "resume", "--id", halted["requiresApproval"]["approvalId"], "--approve", "yes")
+    assert sent["output"] == [{"to": "team@example.com", "items": 2}]
+    [view] = _run(capsys, "schedule", "list", "--json")
+    assert view["lastRun"]["status"] == "ok"
 
 
 def test_pr_monitor_notifies_on_change(stubs: Path, capsys: Capture, monkeypatch: pytest.MonkeyPatch) -> None:

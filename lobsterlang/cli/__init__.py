@@ -24,6 +24,7 @@ Usage:
   lobster runs [--json]                                   list unfinished workflow runs (resume --run ID)
   lobster worker [--backend URL]                          execute runs queued with run --backend URL --detach
   lobster cancel RUN_ID [--backend URL]                   abandon an unfinished run without running a step
+  lobster schedule add NAME --cron EXPR FILE              run a workflow on a schedule (list, pause, run-now, export…)
   lobster tool [--workspace DIR]                          answer one embedded tool request (JSON on stdin)
   lobster mcp [--workspace DIR]                           serve the tool call over MCP (stdio)
   lobster lsp                                             start the language server (stdio; the `lsp` extra)

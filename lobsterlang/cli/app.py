@@ -25,6 +25,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "lsp": "lobsterlang.cli.lsp_cmd:lsp_command",
     "worker": "lobsterlang.cli.worker_cmd:worker_command",
     "cancel": "lobsterlang.cli.cancel_cmd:cancel_command",
+    "schedule": "lobsterlang.cli.schedule_cmd:schedule_group",
 }
 """Command name → `module:attribute`. A command's imports cost nothing until it runs."""
 

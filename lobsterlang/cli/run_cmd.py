@@ -13,10 +13,12 @@ from lobsterlang.cli.usage import USAGE_EXIT, did_you_mean, print_usage_error, w
 from lobsterlang.compile import WORKFLOW_SUFFIXES
 from lobsterlang.syntax.source import limit_message, over_limit, read_source_stream
 
-RUN_USAGE = "[--mode human|tool] [--dry-run] [--raw-args] [--approval-ttl D] [--backend URL [--detach]] [--args-json JSON] ('<pipeline>' | FILE | --file FILE | -)"
-_VALUED = ("mode", "file", "args-json", "approval-ttl", "max-output-bytes", "backend")
-_OPTIONS = ("--mode", "--file", "--args-json", "--approval-ttl", "--max-output-bytes", "--backend", "--dry-run", "--raw-args", "--detach", "--help", "-h", "--")
+RUN_USAGE = "[--mode human|tool] [--dry-run] [--raw-args] [--approval-ttl D] [--backend URL [--detach]] [--schedule NAME [--overlap skip|queue]] [--args-json JSON] ('<pipeline>' | FILE | --file FILE | -)"
+_VALUED = ("mode", "file", "args-json", "approval-ttl", "max-output-bytes", "backend", "schedule", "overlap")
+_OPTIONS = ("--mode", "--file", "--args-json", "--approval-ttl", "--max-output-bytes", "--backend", "--schedule", "--overlap",
+            "--dry-run", "--raw-args", "--detach", "--help", "-h", "--")
 _MODES = ("human", "tool")
+_OVERLAPS = ("skip", "queue")
 
 
 class RunUsageError(Exception):
@@ -37,6 +39,8 @@ class RunArgs:
         self.max_output_bytes: str | None = None
         self.backend: str | None = None
         self.detach = False
+        self.schedule: str | None = None
+        self.overlap: str | None = None
         self.words: list[str] = []
 
     @property
@@ -119,6 +123,12 @@ def _set(parsed: RunArgs, name: str, value: str) -> None:
         parsed.max_output_bytes = value
     elif name == "backend":
         parsed.backend = value
+    elif name == "schedule":
+        parsed.schedule = value
+    elif name == "overlap":
+        if value not in _OVERLAPS:
+            raise RunUsageError(f"--overlap must be skip or queue, not {value!r}.{did_you_mean(value, _OVERLAPS)}")
+        parsed.overlap = value
     else:
         parsed.args_json = value
 
@@ -150,6 +160,7 @@ def run_main(argv: list[str], *, whole_process: bool = False) -> int:
             return problem
         if parsed.workflow_file() is None and not parsed.words:
             raise RunUsageError("give a pipeline, a workflow file, or `-` to read the pipeline from stdin")
+        _check_schedule_options(parsed)
     except RunUsageError as exc:
         return _usage_error(str(exc), tool)
     if parsed.max_output_bytes is None:
@@ -173,6 +184,8 @@ def _run_parsed(parsed: RunArgs, whole_process: bool) -> int:
         from lobsterlang.interpret.backend.detach import detach_file
 
         return detach_file(path or parsed.text, parsed.args_json, parsed.mode, parsed.raw_args, parsed.approval_ttl)
+    if parsed.schedule is not None and not parsed.dry_run and path is not None:
+        return _run_tick(path, parsed)
     if path is not None:
         if not (whole_process and parsed.dry_run):
             return _run_workflow(path, parsed)
@@ -215,14 +228,42 @@ def _usage_error(message: str, tool: bool) -> int:
     return USAGE_EXIT
 
 
-def _run_workflow(path: str, parsed: RunArgs) -> int:
+def _run_workflow(path: str, parsed: RunArgs, schedule: str | None = None) -> int:
     from lobsterlang.interpret.resume import workflow_entry
 
     run_file = workflow_entry("run_file")
     if run_file is None:
         sys.stderr.write("Error: workflow files are not supported by this build\n")
         return 1
-    return int(run_file(path, parsed.args_json, parsed.mode, parsed.dry_run, parsed.raw_args))
+    return int(run_file(path, parsed.args_json, parsed.mode, parsed.dry_run, parsed.raw_args, schedule))
+
+
+def _check_schedule_options(parsed: RunArgs) -> None:
+    """`--schedule` runs a workflow file on this machine; `--overlap` says what a tick does while the last one runs."""
+    if parsed.overlap is not None and parsed.schedule is None:
+        raise RunUsageError("--overlap goes with --schedule NAME")
+    if parsed.schedule is None:
+        return
+    if parsed.detach:
+        raise RunUsageError("--schedule is for ticks fired on this machine (cron, systemd); schedules the workers fire "
+                            "are added with `lobster schedule add` and need no --detach")
+    if parsed.workflow_file() is None:
+        raise RunUsageError("--schedule runs a workflow file: give FILE")
+
+
+def _run_tick(path: str, parsed: RunArgs) -> int:
+    """`run --schedule NAME FILE`: the run, under the schedule's lock (`lobsterlang.interpret.schedule.ticklock`)."""
+    from lobsterlang.interpret.errors import LobsterRunError
+    from lobsterlang.interpret.pipeline.frontend import report_error
+    from lobsterlang.interpret.schedule.ticklock import run_tick
+
+    assert parsed.schedule is not None
+    schedule = parsed.schedule
+    try:
+        return run_tick(schedule, parsed.overlap or "skip", lambda: _run_workflow(path, parsed, schedule), os.environ,
+                        sys.stderr)
+    except LobsterRunError as exc:
+        return report_error(exc, parsed.mode, sys.stdout, sys.stderr)
 
 
 def _approval_ttl_problem(parsed: RunArgs) -> int | None:

@@ -32,6 +32,7 @@ def run_row(log: RunLog, holder: Holder | None = None) -> dict[str, Any]:
         "uncertainBranches": list(log.open_branches),
         "notRetried": _not_retried(log),
         "startedAt": log.start.get("startedAt"),
+        "schedule": log.start.get("schedule"),
     }
 
 
@@ -63,7 +64,8 @@ def _status(row: dict[str, Any]) -> str:
 @click.command("runs")
 @click.option("--json", "as_json", is_flag=True, help="Print the runs as a JSON array.")
 @click.option("--backend", metavar="URL", help="List the runs in this database (postgresql://…; default $LOBSTER_BACKEND).")
-def runs_command(as_json: bool, backend: str | None) -> None:
+@click.option("--schedule", metavar="NAME", help="Only the runs schedule NAME started (lobster schedule list).")
+def runs_command(as_json: bool, backend: str | None, schedule: str | None) -> None:
     """List workflow runs that did not finish: id, workflow, last completed step, status, start time.
 
     A run that a live process is still running shows as `running (pid N)` (with the Postgres
@@ -79,7 +81,7 @@ def runs_command(as_json: bool, backend: str | None) -> None:
     env = {**os.environ, "LOBSTER_BACKEND": backend} if backend else os.environ
     try:
         runs_backend = backend_of(store_from_env(env))
-        logs = runs_backend.list_runs()
+        logs = [log for log in runs_backend.list_runs() if schedule is None or log.start.get("schedule") == schedule]
         holders = runs_backend.holders([log.run_id for log in logs])
     except LobsterRunError as exc:
         raise click.UsageError(exc.message) from None
@@ -90,7 +92,7 @@ def runs_command(as_json: bool, backend: str | None) -> None:
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
         return
     if not rows:
-        click.echo("No unfinished runs.")
+        click.echo(f"No unfinished runs{f' of schedule {schedule}' if schedule else ''}.")
         return
     click.echo(f"{'RUN':<14} {'STARTED':<25} {'LAST STEP':<16} {'STATUS':<28} WORKFLOW")
     for row in rows:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import signal
 import socket
+import sys
 import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -31,6 +32,11 @@ APP = "lobster"
 HEARTBEAT_S = 1.0
 LEASE_S = 5.0
 POLL_S = 0.2
+
+
+def queue_target() -> dict[str, str]:
+    """The DBOS queue, workflow, application and version a run is queued with (DBOS gives it to workers of this version)."""
+    return {"queue_name": QUEUE, "workflow_name": WORKFLOW, "application_name": APP, "app_version": __version__}
 
 
 def enqueue(url: str, run_id: str, cwd: str, workflow_id: str | None = None,
@@ -130,6 +136,9 @@ def serve(url: str, stop: threading.Event | None = None, grace_s: int = 30) -> N
                      "application_version": __version__, "log_level": os.environ.get("LOBSTER_WORKER_LOG", "WARNING")})
         DBOS.launch()
         DBOS.register_queue(QUEUE, worker_concurrency=1, polling_interval_sec=POLL_S)
+        from lobsterlang.interpret.backend.scheduler import start_scheduler
+
+        scheduler = start_scheduler(url, queue_target(), stop, sys.stderr)  # fires the schedules (docs/schedules.md)
     finally:
         conn.execute("SELECT pg_advisory_unlock(%s)", (STARTUP_LOCK,))
     try:
@@ -141,6 +150,7 @@ def serve(url: str, stop: threading.Event | None = None, grace_s: int = 30) -> N
     finally:
         conn.execute("DELETE FROM lobster.workers WHERE executor_id = %s", (executor_id,))
         conn.close()
+        scheduler.join()
         DBOS.destroy(workflow_completion_timeout_sec=grace_s)
 
 

@@ -2,7 +2,7 @@
 
 Entry points used by the CLI:
 
-    run_file(path, args_json, mode, dry_run, raw_args) -> int
+    run_file(path, args_json, mode, dry_run, raw_args, schedule=None) -> int
         `lobster run FILE`: prints the result (human text or the tool envelope), returns the exit code.
     resume(state_key, decision, ctx, token) -> Envelope
         `lobster resume` for `workflow-file` tokens; `decision` is a pipeline-session `Decision`
@@ -17,11 +17,12 @@ from __future__ import annotations
 from typing import Any
 
 
-def run_file(path: str, args_json: str | None, mode: str, dry_run: bool, raw_args: bool) -> int:
-    """Run (or, with `dry_run`, plan) the workflow file at `path`; prints its output, returns the exit code."""
+def run_file(path: str, args_json: str | None, mode: str, dry_run: bool, raw_args: bool, schedule: str | None = None) -> int:
+    """Run (or, with `dry_run`, plan) the workflow file at `path`; prints its output, returns the exit code. `schedule`:
+    the run is a tick of that schedule (`lobster run --schedule NAME`)."""
     from lobsterlang.interpret.workflow.frontend import run_file as run
 
-    return run(path, args_json, mode, dry_run, raw_args)
+    return run(path, args_json, mode, dry_run, raw_args, schedule)
 
 
 def resume(state_key: str, decision: Any, ctx: Any, token: Any = None) -> Any:

@@ -18,7 +18,7 @@ from lobsterlang.interpret.workflow.templates import Scope
 
 @dataclass
 class Options:
-    """Run-wide settings: output mode, raw args, prompts, state store, cancellation and the run's id."""
+    """Run-wide settings: output mode, raw args, prompts, state store, cancellation, the run's id and its schedule."""
 
     mode: str = "tool"
     raw_args: bool = False
@@ -29,6 +29,8 @@ class Options:
     prompt_in: TextIO | None = None
     prompt_out: TextIO | None = None
     run_id: str = ""
+    schedule: str | None = None
+    """The schedule this run is a tick of (`lobster run --schedule NAME`): written in its `start` event."""
 
 
 @dataclass(frozen=True)

@@ -85,27 +85,29 @@ def stdin_is_tty() -> bool:
         return False
 
 
-def run_file(path: str, args_json: str | None, mode: str, dry_run: bool, raw_args: bool) -> int:
-    """Run (or plan) the workflow file at `path`, print the result, and return the exit code."""
+def run_file(path: str, args_json: str | None, mode: str, dry_run: bool, raw_args: bool, schedule: str | None = None) -> int:
+    """Run (or plan) the workflow file at `path`, print the result, and return the exit code; `schedule`: the run is a
+    tick of that schedule (its journal says so)."""
     from lobsterlang.interpret.signals import cancel_on_signals
 
     console = Console("tool" if mode == "tool" else "human")
     cancel = Cancellation()
     try:
         with cancel_on_signals(cancel):
-            return _run(path, args_json, console, dry_run, raw_args, cancel)
+            return _run(path, args_json, console, dry_run, raw_args, cancel, schedule)
     except (WorkflowError, LobsterRunError) as exc:
         return console.failed(exc)
 
 
-def _run(path: str, args_json: str | None, console: Console, dry_run: bool, raw_args: bool, cancel: Cancellation) -> int:
+def _run(path: str, args_json: str | None, console: Console, dry_run: bool, raw_args: bool, cancel: Cancellation,
+         schedule: str | None = None) -> int:
     given = parse_args_json(args_json)
     env = dict(os.environ)
     check_path(path, env)
     workflow = load_workflow(path)[0]  # not the file's bytes: a plan of a large file grows beside the IR
     opts = Options(
         mode=console.mode, raw_args=raw_args, interactive=not console.tool and stdin_is_tty(),
-        store=store_from_env(env), cancel=cancel, err=console.err,
+        store=store_from_env(env), cancel=cancel, err=console.err, schedule=schedule,
     )
     args = resolve_args(workflow, given)
     check_required_args(workflow, args)

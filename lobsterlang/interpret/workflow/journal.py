@@ -91,9 +91,13 @@ class EventJournal(Hooks):
         """The run is over (done, failed or cancelled): forget its events."""
         raise NotImplementedError
 
-    def start(self, path: str, args: dict[str, Any], workflow: ir.Workflow, digest: str | None, raw_args: bool) -> None:
-        """The first event."""
-        self.append(start_event(self.run_id, path, args, workflow, digest, raw_args))
+    def start(self, path: str, args: dict[str, Any], workflow: ir.Workflow, digest: str | None, raw_args: bool,
+              schedule: str | None = None) -> None:
+        """The first event; `schedule`: the run is a tick of that schedule (`lobster runs --schedule NAME` lists it)."""
+        event = start_event(self.run_id, path, args, workflow, digest, raw_args)
+        if schedule is not None:
+            event["schedule"] = schedule
+        self.append(event)
 
     def step_started(self, index: int, step: ir.Step) -> None:
         event: dict[str, Any] = {"event": "started", "index": index, "step": step.id}

@@ -30,7 +30,7 @@ def start_run(frame: Frame, opts: Options) -> Envelope:
     info = RunInfo(new_run_id(), file_digest(frame.path), opts.raw_args)
     journal = backend_of(opts.store).journal(info.run_id)
     with hold_run(opts.store, info.run_id):
-        journal.start(frame.path, frame.args, frame.workflow, info.digest, opts.raw_args)
+        journal.start(frame.path, frame.args, frame.workflow, info.digest, opts.raw_args, opts.schedule)
         return drive(frame, opts, journal, info, 0, None, fresh=True)
 
 
