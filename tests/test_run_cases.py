@@ -49,9 +49,9 @@ def test_run_case_matches_reference(case: dict[str, Any], tmp_path: Path, monkey
 
 def test_every_implemented_command_has_cases() -> None:
     used = {word for case in CASES for arg in case["argv"] for word in _stage_names(arg)}
-    # openclaw.invoke/clawd.invoke need a gateway (tests/test_gates_and_invoke.py), the LLM commands an adapter
-    # (tests/test_llm.py); openclaw.agent is newer than the recorded reference (tests/test_agent.py).
-    elsewhere = {"openclaw.invoke", "clawd.invoke", "openclaw.agent", "llm.invoke", "llm_task.invoke", "email.triage"}
+    # openclaw.invoke/clawd.invoke need a gateway (tests/cases/programs.json, tests/test_gates_and_invoke.py), the
+    # LLM commands an adapter (tests/cases/llm.json).
+    elsewhere = {"openclaw.invoke", "clawd.invoke", "llm.invoke", "llm_task.invoke", "email.triage"}
     missing = {name for name in IMPLEMENTATIONS if name not in used and name not in elsewhere}
     assert missing == set()
 

@@ -73,7 +73,8 @@ def _live(state: Path, name: str) -> bool:
 
 def test_case_set_is_substantial() -> None:
     assert len(CASE_FILES) >= 50
-    # against 2026.9.13: 40 names the failing step, 41 and 70 show what will really run, 46, 47 and 48 keep caller
-    # text as data, a human-mode `ask` halts (76), a retried loop keeps its finished items (80), a step not retried
-    # after a dispatch says so (81, 82), the plan notes the file's defaults (84) (NOTES.md, docs/compatibility.md)
-    assert sum(1 for p in CASE_FILES if "lobsterlang" in json.loads(p.read_text(encoding="utf-8"))) <= 11
+    # against 2026.9.13: 40 names the failing step, 41 and 70 show what will really run, 46 names a missing cwd,
+    # 47 and 48 keep caller text as data, a human-mode `ask` halts (76), a retried loop keeps its finished items
+    # (80), a step not retried after a dispatch says so (81, 82), the plan notes the file's defaults (84), a wrong
+    # answer to a pipeline gate names the CLI flags (103) (NOTES.md, docs/compatibility.md)
+    assert sum(1 for p in CASE_FILES if "lobsterlang" in json.loads(p.read_text(encoding="utf-8"))) <= 12
