@@ -67,7 +67,8 @@ class _Call:
         explicit = args.get("token")
         if explicit is not None:  # `--token ""` sends none, and does not fall back to the environment
             return js_string(explicit).strip() or None
-        from_env = (ctx.env.get("OPENCLAW_TOKEN") if "OPENCLAW_TOKEN" in ctx.env else ctx.env.get("CLAWD_TOKEN", "")).strip()
+        variable = "OPENCLAW_TOKEN" if "OPENCLAW_TOKEN" in ctx.env else "CLAWD_TOKEN"  # a set but empty one counts
+        from_env = ctx.env.get(variable, "").strip()
         if from_env and (urlsplit(self.url).hostname or "") not in LOCAL_HOSTS:
             raise CommandError(
                 f"{self.name} refuses to send OPENCLAW_TOKEN/CLAWD_TOKEN to non-local --url; pass --token explicitly for remote endpoints"
