@@ -155,6 +155,18 @@ def test_a_mistyped_resume_option_is_refused(work: Path) -> None:
     assert json.loads(done.stdout)["error"] == {"type": "parse_error", "message": "No such option '--tokn'. Did you mean '--token'?"}
 
 
+def test_resume_takes_mode_and_refuses_a_mode_that_is_neither(work: Path) -> None:
+    # `resume --mode tool` is what agents pass (the reference ignores it); the envelope is printed either way,
+    # so an unknown token is the same parse_error in both modes, and a mistyped mode is a usage error.
+    for mode in ("tool", "human"):
+        done = lobster("resume", "--mode", mode, "--token", "abc", "--approve", "yes", cwd=work)
+        assert done.returncode == 2
+        assert json.loads(done.stdout)["error"] == {"type": "parse_error", "message": "Invalid token"}
+    done = lobster("resume", "--mode=tol", "--token", "abc", "--approve", "yes", cwd=work)
+    assert done.returncode == 2
+    assert json.loads(done.stdout)["error"] == {"type": "parse_error", "message": "--mode must be tool or human, not 'tol'. Did you mean 'tool'?"}
+
+
 def test_a_first_word_that_is_a_pipeline_command_still_runs(work: Path) -> None:
     assert json.loads(lobster("exec", "echo", "hi", cwd=work).stdout) == ["hi"]
 
@@ -181,7 +193,7 @@ def test_run_errors_name_the_step_and_its_line(work: Path) -> None:
 # ── item 9: exit codes and the JSON shape of fix edits ──
 
 def test_diff_exits_1_when_something_would_change_in_fmt_and_lint(work: Path) -> None:
-    (work / "messy.lobster").write_text("steps:\n- id: a\n  pipeline: exec --json 'echo [1]'\n", encoding="utf-8")
+    (work / "messy.lobster").write_text("steps:\n- id: a\n  pipeline: llm.invoke --refresh 'Summarize'\n", encoding="utf-8")
     (work / "clean.lobster").write_text("steps:\n  - id: a\n    run: echo hi\n", encoding="utf-8")
     assert lobster("fmt", "--diff", "messy.lobster", cwd=work).returncode == 1
     assert lobster("lint", "--diff", "messy.lobster", cwd=work).returncode == 1

@@ -351,7 +351,7 @@ def _load_reference_state(work: Path, case: str) -> dict[str, Any]:
     return data
 
 
-@pytest.mark.parametrize("case", ["workflow", "pipeline"])
+@pytest.mark.parametrize("case", ["workflow", "pipeline", "workflow-2026.5.22", "pipeline-2026.5.22"])
 def test_reference_state_resumes_only_with_the_opt_in(work: Path, capsys: Capture, monkeypatch: pytest.MonkeyPatch, case: str) -> None:
     data = _load_reference_state(work, case)
     token = data["halted"]["stdout"]["requiresApproval"]["resumeToken"]

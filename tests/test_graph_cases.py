@@ -15,7 +15,9 @@ from lobsterlang.graph.model import truncate
 from lobsterlang.graph.render import mermaid_keys
 
 GRAPH = CASES / "graph"
-FILES = sorted(p for p in GRAPH.iterdir() if p.suffix in (".lobster", ".json") and not p.name.endswith(".args.json"))
+DIFFERENCES = GRAPH / "differences.json"
+FILES = sorted(p for p in GRAPH.iterdir() if p.suffix in (".lobster", ".json") and not p.name.endswith(".args.json")
+               and p != DIFFERENCES)
 Capture = pytest.CaptureFixture[str]
 
 
@@ -31,6 +33,16 @@ def test_graph_output(path: Path, fmt: str, capsys: Capture) -> None:
     out, err = capsys.readouterr()
     assert err == ""
     assert out == path.with_suffix("." + fmt).read_text(encoding="utf-8")
+
+
+def test_every_deliberate_difference_keeps_the_reference_drawing_beside_it() -> None:
+    # tools/record_graph_cases.py writes the reference's output to NAME.reference for the files listed in
+    # differences.json, and to NAME itself for all others: those equal the reference byte for byte.
+    listed = json.loads(DIFFERENCES.read_text(encoding="utf-8"))
+    kept = {p.name.removesuffix(".reference") for p in GRAPH.glob("*.reference")}
+    assert kept == set(listed)
+    for name in listed:
+        assert (GRAPH / name).read_text(encoding="utf-8") != (GRAPH / (name + ".reference")).read_text(encoding="utf-8")
 
 
 def test_case_set_covers_every_node_kind() -> None:

@@ -28,7 +28,13 @@ def _clean(text: str) -> str:
     return _TIMES.sub(r'"\1": "X"', text)
 
 
-@pytest.mark.parametrize("case", LLM_CASES, ids=lambda c: c["name"])
+def _param(case: dict[str, Any]) -> Any:
+    """A case; one with `xfail` (reference behaviour lobsterlang does not have yet, naming the work item) must fail."""
+    marks = [pytest.mark.xfail(strict=True, reason=case["xfail"])] if "xfail" in case else []
+    return pytest.param(case, marks=marks, id=case["name"])
+
+
+@pytest.mark.parametrize("case", [_param(c) for c in LLM_CASES])
 def test_llm_case_matches_reference(case: dict[str, Any], adapter_url: str, tmp_path: Path,
                                     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "arts.json").write_text(llm_fake.ARTIFACTS)

@@ -29,7 +29,13 @@ def _run(case: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, 
     return code, out, err
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: c["name"])
+def _param(case: dict[str, Any]) -> Any:
+    """A case; one with `xfail` (reference behaviour lobsterlang does not have yet, naming the work item) must fail."""
+    marks = [pytest.mark.xfail(strict=True, reason=case["xfail"])] if "xfail" in case else []
+    return pytest.param(case, marks=marks, id=case["name"])
+
+
+@pytest.mark.parametrize("case", [_param(c) for c in CASES])
 def test_run_case_matches_reference(case: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = _run(case, tmp_path, monkeypatch, capsys)
     expect = case.get("ours", case["expect"])  # `ours` (with a `divergence` reason) where lobsterlang differs on purpose
@@ -43,9 +49,9 @@ def test_run_case_matches_reference(case: dict[str, Any], tmp_path: Path, monkey
 
 def test_every_implemented_command_has_cases() -> None:
     used = {word for case in CASES for arg in case["argv"] for word in _stage_names(arg)}
-    # openclaw.invoke/clawd.invoke need a gateway (tests/test_gates_and_invoke.py), the LLM commands an adapter
-    # (tests/test_llm.py); openclaw.agent is newer than the recorded reference (tests/test_agent.py).
-    elsewhere = {"openclaw.invoke", "clawd.invoke", "openclaw.agent", "llm.invoke", "llm_task.invoke", "email.triage"}
+    # openclaw.invoke/clawd.invoke need a gateway (tests/cases/programs.json, tests/test_gates_and_invoke.py), the
+    # LLM commands an adapter (tests/cases/llm.json).
+    elsewhere = {"openclaw.invoke", "clawd.invoke", "llm.invoke", "llm_task.invoke", "email.triage"}
     missing = {name for name in IMPLEMENTATIONS if name not in used and name not in elsewhere}
     assert missing == set()
 

@@ -51,6 +51,14 @@ def test_wheel_installs_and_compiles(tmp_path: Path) -> None:
     assert no_mcp.returncode == 2 and "pip install 'lobsterlang[mcp]'" in no_mcp.stderr, no_mcp.stderr
     dry = subprocess.run([str(lobster), "run", "--dry-run", str(EXAMPLES / "hello.lobster")], capture_output=True, text=True, cwd=outside, env=clean_env)
     assert dry.returncode == 0 and "decided at run time" in dry.stderr, dry.stderr
+    # the two programs the reference package installs beside `lobster` (workflow files call them in `run:`)
+    no_gateway = {k: v for k, v in clean_env.items() if k not in ("OPENCLAW_URL", "CLAWD_URL")}
+    for program in ("openclaw.invoke", "clawd.invoke"):
+        usage = subprocess.run([str(env_dir / "bin" / program), "--help"], capture_output=True, text=True, cwd=outside, env=no_gateway)
+        assert usage.returncode == 0 and usage.stdout.startswith(f"{program} — "), usage.stderr
+        failed = subprocess.run([str(env_dir / "bin" / program), "--tool", "t", "--action", "a"], capture_output=True, text=True,
+                                cwd=outside, env=no_gateway)
+        assert (failed.returncode, failed.stderr) == (1, f"Error: {program} requires --url or OPENCLAW_URL\n")
 
 
 def _assert_wheel_carries_license_and_types(wheel: Path) -> None:

@@ -1,13 +1,13 @@
 """Workflow runs match the reference: each case in tests/cases/workflow_runs runs its commands in order.
 
 `expected` was recorded from the reference CLI (tools/record_workflow_runs.py); a case whose
-`lobsterlang` key is set differs on purpose, and its `note` says why.
+`lobsterlang` key is set differs on purpose, and its `note` says why. A case with an `xfail` key
+records reference behaviour that lobsterlang does not have yet; the key names the work item.
 """
 
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -40,16 +40,19 @@ def adapter() -> Iterator[str]:
     server.shutdown()
 
 
-@pytest.mark.parametrize("path", CASE_FILES, ids=lambda p: p.name.removesuffix(".case.json"))
+def _param(path: Path) -> Any:
+    """The case file, marked as an expected failure when its `xfail` names work still to do."""
+    reason = json.loads(path.read_text(encoding="utf-8")).get("xfail")
+    marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+    return pytest.param(path, marks=marks, id=path.name.removesuffix(".case.json"))
+
+
+@pytest.mark.parametrize("path", [_param(p) for p in CASE_FILES])
 def test_workflow_run(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, adapter: str) -> None:
     case = json.loads(path.read_text(encoding="utf-8"))
     expected = case.get("lobsterlang") or case["expected"]
     monkeypatch.chdir(RUNS)
     monkeypatch.setenv("LOBSTER_STATE_DIR", str(tmp_path / "state"))
-    for command in case["commands"]:
-        counter = command.get("env", {}).get("COUNTER")
-        if counter and os.path.exists(counter):
-            os.remove(counter)
     last: dict[str, Any] = {}
     for index, command in enumerate(case["commands"]):
         args = [substitute(a, RUNS / case["file"], last) for a in command["args"]]
@@ -70,7 +73,8 @@ def _live(state: Path, name: str) -> bool:
 
 def test_case_set_is_substantial() -> None:
     assert len(CASE_FILES) >= 50
-    # 9 since the dry-run cases 41 and 70 show what will really run, and 40 names the failing step; 14 since a
-    # human-mode `ask` halts (76), a retried loop keeps its finished items (80), a step not retried after a dispatch
-    # says so (81, 82) and the plan notes the file's defaults (84) (NOTES.md, docs/compatibility.md)
-    assert sum(1 for p in CASE_FILES if "lobsterlang" in json.loads(p.read_text(encoding="utf-8"))) <= 14
+    # against 2026.9.13: 40 names the failing step, 41 and 70 show what will really run, 46 names a missing cwd,
+    # 47 and 48 keep caller text as data, a human-mode `ask` halts (76), a retried loop keeps its finished items
+    # (80), a step not retried after a dispatch says so (81, 82), the plan notes the file's defaults (84), a wrong
+    # answer to a pipeline gate names the CLI flags (103) (NOTES.md, docs/compatibility.md)
+    assert sum(1 for p in CASE_FILES if "lobsterlang" in json.loads(p.read_text(encoding="utf-8"))) <= 12

@@ -16,8 +16,8 @@ from lobsterlang.fmt.api import format_parsed
 Capture = pytest.CaptureFixture[str]
 MESSY = "steps:\n- run: echo hi\n  id: a\n"
 TIDY = "steps:\n  - run: echo hi\n    id: a\n"
-FIXABLE = "steps:\n  - id: a\n    pipeline: exec --json 'echo [1]'\n"
-FIXED = "steps:\n  - id: a\n    pipeline: exec --json=true 'echo [1]'\n"
+FIXABLE = "steps:\n  - id: a\n    pipeline: llm.invoke --refresh 'Summarize'\n"
+FIXED = "steps:\n  - id: a\n    pipeline: llm.invoke --refresh=true 'Summarize'\n"
 EDITED = "steps:\n  - id: edited\n    run: echo by hand\n"
 
 

@@ -52,8 +52,10 @@ WHY: dict[str, str] = {
     "L203": "Commands check their required arguments only at run time (`groupBy requires --key`, "
     "`exec requires a command`).",
     "L204": "The reference's argument parser gives a `--flag` the next word as its value unless that word starts "
-    "with `--`. `exec --json \"echo [1,2,3]\"` becomes `{json: \"echo [1,2,3]\"}` with no command, and fails with "
-    "`exec requires a command`. `--flag=true` keeps the word a positional. Fixable with `--fix`.",
+    "with `--`. `llm.invoke --refresh \"Summarize the release notes\"` becomes `{refresh: \"Summarize the release "
+    "notes\"}` with no prompt, and fails with `llm.invoke requires --prompt or positional text`. `--flag=true` keeps "
+    "the word a positional. Fixable with `--fix`. (`exec --json` is the one flag the parser knows to be boolean: "
+    "`exec --json echo '[1]'` keeps its command.)",
     "L205": "`where` reads only its first positional and matches it against "
     "`^([a-zA-Z0-9_.]+)\\s*(==|=|!=|<=|>=|<|>)\\s*(.+)$`. Unquoted `where a == 1` passes `a`, `==`, `1` as three "
     "words, so the expression is just `a` and the stage fails with `Invalid where expression: a`.",

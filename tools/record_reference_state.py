@@ -1,6 +1,6 @@
 """Record the resume state the reference CLI writes, and what it prints when that state is resumed.
 
-Usage: python tools/record_reference_state.py [/path/to/reference/lobster]
+Usage: python tools/record_reference_state.py /path/to/reference/lobster
 
 For each case below, the reference runs in tool mode with a fresh LOBSTER_STATE_DIR until it
 halts at its approval gate; the files it left in the state directory (resume state and
@@ -8,6 +8,8 @@ approval index) are stored, then the reference resumes them (`--approve yes`) an
 envelope is stored too. Written to tests/fixtures/reference_state/<case>.json; the fixture
 directory is `<dir>` in stored paths. tests/test_gate_security.py loads these files into a
 state directory and resumes them with lobsterlang (only with --accept-unsigned-state).
+The current files come from 2026.9.13; `<case>-2026.5.22.json`, recorded from 2026.5.22, stay:
+state an earlier install left behind must resume too.
 """
 
 from __future__ import annotations
@@ -23,7 +25,6 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "reference_state"
-DEFAULT_REFERENCE = "/work/scratch/ref/node_modules/.bin/lobster"
 CASES = {
     "workflow": ["run", "--mode", "tool", "--file", "deploy.lobster", "--args-json", '{"target":"prod"}'],
     "pipeline": ["run", "--mode", "tool", "exec --json --shell 'cat items.json' | approve --prompt 'Apply?' | pick id"],
@@ -58,7 +59,10 @@ def record(reference: str, name: str, args: list[str]) -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> int:
-    reference = argv[0] if argv else DEFAULT_REFERENCE
+    if not argv:
+        print(__doc__, file=sys.stderr)
+        return 2
+    reference = argv[0]
     for name, args in CASES.items():
         data = record(reference, name, args)
         (FIXTURES / f"{name}.json").write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

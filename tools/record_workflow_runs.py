@@ -1,6 +1,6 @@
 """Record what the reference CLI prints for each workflow-run case (tests/cases/workflow_runs/*.case.json).
 
-Usage: python tools/record_workflow_runs.py [/path/to/reference/lobster] [CASE ...]
+Usage: python tools/record_workflow_runs.py /path/to/reference/lobster [CASE ...]
 
 Each case lists commands (`args`, optional `env`); `{file}` is the case's workflow file,
 `{token}` / `{id}` the resume token / approval id of the previous envelope. In `env` values,
@@ -23,7 +23,6 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "tests" / "cases" / "workflow_runs"
-DEFAULT_REFERENCE = "/tmp/refcli/node_modules/.bin/lobster"
 
 
 def substitute(arg: str, case_file: Path, last: dict[str, Any]) -> str:
@@ -92,7 +91,10 @@ def run_case(case_path: Path, argv0: list[str], adapter: str = "") -> list[dict[
 
 
 def main(argv: list[str]) -> int:
-    reference = argv[0] if argv and not argv[0].endswith(".case.json") else DEFAULT_REFERENCE
+    if not argv or argv[0].endswith(".case.json"):
+        print(__doc__, file=sys.stderr)
+        return 2
+    reference = argv[0]
     names = [a for a in argv if a.endswith(".case.json")]
     paths = [CASES / n for n in names] if names else sorted(CASES.glob("*.case.json"))
     sys.path.insert(0, str(ROOT / "tests"))

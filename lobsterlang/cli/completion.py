@@ -14,7 +14,7 @@ from click.shell_completion import CompletionItem, get_completion_class
 COMPLETE_VAR = "_LOBSTER_COMPLETE"
 SHELLS = ("bash", "zsh", "fish")
 RUN_OPTIONS = ("--mode", "--dry-run", "--file", "--args-json", "--raw-args", "--help", "--")
-RESUME_OPTIONS = ("--token", "--id", "--approve", "--response-json", "--cancel", "--run", "--retry-step", "--skip-step", "--help")
+RESUME_OPTIONS = ("--token", "--id", "--approve", "--response-json", "--cancel", "--run", "--retry-step", "--skip-step", "--mode", "--help")
 _VALUES = {"--mode": ("human", "tool"), "--approve": ("yes", "no")}
 _FILE_VALUED = ("--file",)
 

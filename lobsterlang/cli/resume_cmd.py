@@ -1,4 +1,8 @@
-"""`lobster resume --token T | --id ID` with `--approve yes|no`, `--response-json` or `--cancel`; always an envelope."""
+"""`lobster resume --token T | --id ID` with `--approve yes|no`, `--response-json` or `--cancel`; always an envelope.
+
+`--mode tool|human` is accepted and changes nothing: resume prints the envelope in either mode, as the
+reference does (it ignores `--mode` there, and agents pass `--mode tool`).
+"""
 
 from __future__ import annotations
 
@@ -11,8 +15,9 @@ _CANCEL_WORDS = {"true": True, "1": True, "yes": True, "y": True, "false": False
 _APPROVE_WORDS = {"yes": True, "y": True, "no": False, "n": False}
 _VALUE_FLAGS = {
     "--token": "token", "--id": "id", "--approve": "approve", "--decision": "approve", "--response-json": "response", "--run": "run",
-    "--backend": "backend",
+    "--backend": "backend", "--mode": "mode",
 }
+_MODES = ("tool", "human")
 _SWITCHES = {"--retry-step": "retry_step", "--skip-step": "skip_step", "--accept-unsigned-state": "accept_unsigned",
              "--detach": "detach"}
 
@@ -31,6 +36,7 @@ class ResumeArgs:
         self.detach = False
         self.unknown: str | None = None
         self.backend: str | None = None
+        self.mode: str | None = None
 
     def env(self) -> dict[str, str]:
         """The environment the resume runs with (`--accept-unsigned-state` sets LOBSTER_ACCEPT_UNSIGNED_STATE=1)."""
@@ -82,6 +88,8 @@ def _check_unknown(parsed: ResumeArgs) -> None:
     if parsed.unknown is not None:
         name = parsed.unknown.partition("=")[0]
         raise UsageError(f"No such option '{name}'.{did_you_mean(name, (*_VALUE_FLAGS, *_SWITCHES, '--cancel'))}")
+    if parsed.mode is not None and parsed.mode not in _MODES:
+        raise UsageError(f"--mode must be tool or human, not {parsed.mode!r}.{did_you_mean(parsed.mode, _MODES)}")
     if parsed.detach and not parsed.env().get("LOBSTER_BACKEND", "").startswith(("postgresql://", "postgres://")):
         raise UsageError("resume --detach needs a Postgres backend: --backend postgresql://USER@HOST/DB or LOBSTER_BACKEND")
 

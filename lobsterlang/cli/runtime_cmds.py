@@ -79,6 +79,7 @@ def resume_command(argv: tuple[str, ...]) -> int:
                            (automatic for runs started with run --detach)
       --accept-unsigned-state  accept state without this directory's signature (written
                            by the reference CLI); also LOBSTER_ACCEPT_UNSIGNED_STATE=1
+      --mode tool|human    accepted as by the reference; resume always prints the envelope
 
     \b
     A token works once and until its gate expires; a reused, altered or unknown token or id is

@@ -23,6 +23,10 @@ EMPTY_STAGE = "Empty command stage"
 
 _DQ_KEEP = frozenset('"\\$`')
 
+BOOLEAN_FLAGS: dict[str, frozenset[str]] = {"exec": frozenset({"json"})}
+"""Per command, the flags that never take the next word as their value: as in the reference's parser,
+`exec --json echo '[1,2]'` keeps `echo` as the command (it has done so since 2026.9)."""
+
 
 def parse_pipeline(
     text: str, locate: Locator, *, templates: bool = False
@@ -99,7 +103,7 @@ word so, quotes included, until `_stage_words` decodes it.
 """
 Staged = tuple[int, int, int, int, list[Word]]
 """A stage: its offsets between the pipes, its bounds after a JavaScript trim (the reference
-trims each stage), and its words, those whose value is empty dropped."""
+trims each stage), and its words; a quoted empty word (`''`, `""`) is a word."""
 Group = tuple[int, int, list[Word], bool]
 """A stage as scanned: its start and end offsets, its words, and whether any word has quotes."""
 Part = tuple[str, int, int]
@@ -187,8 +191,7 @@ def _quoted_stage(text: str, piece: str, start: int, end: int) -> Staged | None:
             skip = match.end()
         lo = at if lo < 0 else lo
         hi = word[2]
-        if word[0]:  # words left empty (`''`) only bound the stage
-            words.append(word)
+        words.append(word)
     return start, end, lo, hi, words
 
 
@@ -260,7 +263,7 @@ def _stage_words(text: str, start: int, end: int, words: list[Word], quoted: boo
 
 
 def _decoded(words: list[Word], lo: int, hi: int) -> list[Word]:
-    """Scanned words with quotes removed, cut to `lo`..`hi`; words left empty are dropped."""
+    """Scanned words with quotes removed, cut to `lo`..`hi`; a word with quotes is kept even when empty."""
     values: list[Word] = []
     for word in words:
         raw, start, end, _ = word
@@ -270,7 +273,7 @@ def _decoded(words: list[Word], lo: int, hi: int) -> list[Word]:
         parts = [(kind, max(a, lo), min(b, hi)) for kind, a, b in _parts(raw, start) if max(a, lo) < min(b, hi)]
         if parts:
             value = _decode_word(raw[parts[0][1] - start : parts[-1][2] - start], parts)
-            if value[0]:
+            if value[0] or any(kind != "BARE" for kind, _, _ in parts):
                 values.append(value)
     return values
 
@@ -288,6 +291,7 @@ class _Builder:
     def stage(self, words: list[Word], lo: int, hi: int) -> ir.Stage:
         """The first word names the command; the others are `--k=v`, `--k v`, `--k` or positional."""
         word, span = self.word, self.locate.span
+        bare_only = BOOLEAN_FLAGS.get(words[0][0], frozenset())
         args: list[ir.StageArg] = []
         i, count = 1, len(words)
         while i < count:
@@ -302,7 +306,7 @@ class _Builder:
                 name_end = start + eq if offsets is None else offsets[eq]
                 after = word(*_after(words[i - 1], eq))
                 flag = ir.Flag(value[2:eq], after, "equals", span(start, end), span(start, name_end))
-            elif i < count and words[i][0][:2] != "--":
+            elif i < count and words[i][0][:2] != "--" and value[2:] not in bare_only:
                 nxt = words[i]
                 i += 1
                 flag = ir.Flag(value[2:], word(*nxt), "separate", span(start, nxt[2]), span(start, end))

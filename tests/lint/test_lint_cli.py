@@ -103,14 +103,14 @@ def test_compile_errors_are_findings(tmp_path: Path, capsys: Capture) -> None:
 
 
 def test_pipeline_option(capsys: Capture) -> None:
-    assert lint("--pipeline", "exec --json 'echo [1]'") == 1
-    assert "<pipeline>:1:6: L204 [bare-flag-swallows-argument]" in capsys.readouterr().out
+    assert lint("--pipeline", "llm.invoke --refresh 'Summarize'") == 1
+    assert "<pipeline>:1:12: L204 [bare-flag-swallows-argument]" in capsys.readouterr().out
 
 
 def test_fix_a_pipeline_prints_it(capsys: Capture) -> None:
-    assert lint("--fix", "--pipeline", "exec --json 'echo [1]' | group_by --key a") == 0
+    assert lint("--fix", "--pipeline", "llm.invoke --refresh 'Summarize' | group_by --key a") == 0
     captured = capsys.readouterr()
-    assert captured.out == "exec --json=true 'echo [1]' | groupBy --key a\n"
+    assert captured.out == "llm.invoke --refresh=true 'Summarize' | groupBy --key a\n"
     assert captured.err == "Found 2 errors (2 fixed, 0 remaining).\n"
 
 

@@ -68,9 +68,9 @@ def test_raw_arg_fix_in_a_json_file() -> None:
 
 
 def test_group_by_and_bare_flag_fixes() -> None:
-    text = "steps:\n  - id: a\n    pipeline: exec --json \"echo [1]\" | group_by --key k\n"
+    text = "steps:\n  - id: a\n    pipeline: llm.invoke --refresh \"Summarize\" | group_by --key k\n"
     out = fixed(text)
-    assert out == "steps:\n  - id: a\n    pipeline: exec --json=true \"echo [1]\" | groupBy --key k\n"
+    assert out == "steps:\n  - id: a\n    pipeline: llm.invoke --refresh=true \"Summarize\" | groupBy --key k\n"
     assert lint_source(Source("f.lobster", out), NO_SHELLCHECK).diagnostics == ()
 
 

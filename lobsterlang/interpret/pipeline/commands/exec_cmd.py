@@ -87,26 +87,25 @@ def stdin_payload(mode: str, items: list[Any]) -> bytes:
 
 def run_exec(input: Iterator[Any], args: StageArgs, ctx: RunContext) -> StageOutput:
     """Drain the input, start the child, and stream its stdout (with `--json`: read to the end, then parsed as pulled)."""
-    argv, _ = command_line(args)
+    argv, shell_text = command_line(args)
     line = shell_line(args, ctx)
     payload = _payload(args, input)
     cap = output_cap(ctx.env)  # a bad LOBSTER_MAX_OUTPUT_BYTES stops the stage before the child starts
     proc = _start(argv, line, ctx, payload)
-    lines = _ChildLines(proc, ctx, payload, str(proc.args[0]), cap)  # type: ignore[index]
+    lines = _ChildLines(proc, ctx, payload, argv[0] if shell_text is None else shell_text, cap)
     if args.truthy("json"):
         return StageOutput(json_items(spooled(lines.seen_raw_chunks()), ctx.cancel))
     return StageOutput(lines.items())
 
 
 def _payload(args: StageArgs, input: Iterator[Any]) -> bytes | None:
-    mode = args.get("stdin")
+    mode = args.text("stdin")
     items = drain(input)
-    if mode is None:
+    if not mode:  # as in the reference, a bare `--stdin` or an empty value writes nothing to the child
         return None
-    mode_text = "true" if mode is True else str(mode)
-    if mode_text.lower() not in STDIN_MODES:
-        raise CommandError(f"exec --stdin must be raw, json, or jsonl (got {mode_text})")
-    return stdin_payload(mode_text.lower(), items)
+    if mode.lower() not in STDIN_MODES:
+        raise CommandError(f"exec --stdin must be raw, json, or jsonl (got {mode})")
+    return stdin_payload(mode.lower(), items)
 
 
 def _start(
@@ -127,7 +126,10 @@ def _start(
 
 
 class _ChildLines:
-    """A running child: its stdout as text, its stderr collected in a thread, both capped, errors on exit."""
+    """A running child: its stdout as text, its stderr collected in a thread, both capped, errors on exit.
+
+    `label` names the child in `exec failed (<code>): …` when it printed nothing: the command, or the shell line.
+    """
 
     def __init__(self, proc: subprocess.Popen[bytes], ctx: RunContext, payload: bytes | None, label: str, cap: OutputCap) -> None:
         self.proc, self.cancel, self.label = proc, ctx.cancel, label

@@ -77,11 +77,17 @@ def post(url: str, body: bytes, headers: dict[str, str], *, timeout_s: float, ca
             raise
         except (OSError, http.client.HTTPException, ValueError) as exc:
             cancel.check()  # the wait was ended by the run's cancellation: that is the error, not the broken socket
-            raise HttpFailure(str(exc.reason if isinstance(exc, urllib.error.URLError) else exc)) from None
+            raise HttpFailure(_reason(exc)) from None
         finally:
             sockets.shut()
     cancel.check()  # a reply cut short by the cancellation is not a reply
     return reply
+
+
+def _reason(exc: Exception) -> str:
+    """Why the exchange failed, in words (`Connection refused`, `Name or service not known`), without an errno."""
+    reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
+    return reason.strerror if isinstance(reason, OSError) and reason.strerror else str(reason)
 
 
 def _exchange(opener: urllib.request.OpenerDirector, request: urllib.request.Request, timeout_s: float, cap: ResponseCap) -> HttpReply:
