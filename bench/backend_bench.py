@@ -125,7 +125,8 @@ def approval_round_trip(env: dict[str, str], path: Path, trials: int) -> float:
 def kill_trials(env: dict[str, str], root: Path, runs: int, trials: int) -> dict[str, Any]:
     """`runs` ledgered workflows over two workers, `trials` kill -9s at random moments; the ledger checked."""
     from lobsterlang.cli.runs_cmd import run_row
-    from lobsterlang.interpret.backend import backend_of, store_from_env
+    from lobsterlang.interpret.wiring import store_from_env
+    from lobsterlang.interpret.workflow.stores import backend_of
 
     rng = random.Random(19)
     path = root / "ledgered.lobster"

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from lobsterlang.cli import main
-from lobsterlang.interpret.backend import backend_of
-from lobsterlang.interpret.backend.files import FileBackend
 from lobsterlang.interpret.state import StateStore
+from lobsterlang.interpret.workflow.filebackend import FileBackend
 from lobsterlang.interpret.workflow.loader import load_workflow
+from lobsterlang.interpret.workflow.stores import backend_of
 
 WORKFLOW = 'steps:\n  - id: a\n    run: echo a >> "$LEDGER"\n  - id: b\n    run: echo b >> "$LEDGER"\n'
 

@@ -12,8 +12,9 @@ import pytest
 from pg_server import pg_root, pg_url  # noqa: F401  (fixtures used by name)
 
 from lobsterlang.cli import main
-from lobsterlang.interpret.backend import backend_of, store_from_env
 from lobsterlang.interpret.errors import UsageError
+from lobsterlang.interpret.wiring import store_from_env
+from lobsterlang.interpret.workflow.stores import backend_of
 
 CLI = "import sys; from lobsterlang.cli import main; sys.exit(main(sys.argv[1:]))"
 

@@ -91,7 +91,8 @@ def ledger(path: Path) -> Counter[str]:
 def unfinished(env: dict[str, str]) -> list[dict[str, Any]]:
     """What `lobster runs --json` lists (read in this process: polling must stay cheap)."""
     from lobsterlang.cli.runs_cmd import run_row
-    from lobsterlang.interpret.backend import backend_of, store_from_env
+    from lobsterlang.interpret.wiring import store_from_env
+    from lobsterlang.interpret.workflow.stores import backend_of
 
     store = store_from_env(env)
     try:

@@ -185,7 +185,7 @@ def test_another_thread_of_the_same_process_is_refused(tmp_path: Path) -> None:
 
 def test_a_database_store_takes_no_lock_file_in_the_working_directory(tmp_path: Path, monkeypatch: Any) -> None:
     # A Postgres store's `dir` is its (redacted) URL: a run lock there made a `postgresql:/…` folder in the cwd.
-    from lobsterlang.interpret.backend import BackendStore
+    from lobsterlang.interpret.workflow.stores import BackendStore
 
     monkeypatch.chdir(tmp_path)
     store = BackendStore("postgresql://user:***@db/x")

@@ -36,7 +36,7 @@ def _run_in_child(path: Path) -> int:
         os.dup2(devnull, 1)
         os.dup2(devnull, 2)
         try:
-            from lobsterlang.interpret.workflow import run_file
+            from lobsterlang.interpret.workflow.frontend import run_file
 
             os._exit(run_file(str(path), None, "tool", False, False))
         finally:

@@ -13,8 +13,9 @@ def doctor_main(notes: list[str]) -> int:
     """Print `{…, output:[{toolMode, protocolVersion, version, notes?}]}`, or a `doctor_error` envelope."""
     from lobsterlang.interpret.envelope import PROTOCOL_VERSION, error_envelope, ok_envelope
     from lobsterlang.interpret.errors import LobsterRunError
-    from lobsterlang.interpret.pipeline.frontend import compile_text, make_context, print_envelope
+    from lobsterlang.interpret.pipeline.frontend import make_context, print_envelope
     from lobsterlang.interpret.pipeline.runtime import run_pipeline
+    from lobsterlang.interpret.pipeline.session import compile_text
 
     try:
         result = run_pipeline(compile_text(CHECK_PIPELINE), [], make_context("tool"))

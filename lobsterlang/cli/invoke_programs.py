@@ -42,8 +42,9 @@ def run_program(name: str, argv: list[str], out: TextIO, err: TextIO) -> int:
         out.write(HELP.format(name=name, pad=" " * len(name)))
         return 0
     from lobsterlang.interpret.errors import LobsterRunError
-    from lobsterlang.interpret.pipeline.frontend import as_run_error, compile_text, make_context, report_error
+    from lobsterlang.interpret.pipeline.frontend import as_run_error, make_context, report_error
     from lobsterlang.interpret.pipeline.runtime import run_pipeline
+    from lobsterlang.interpret.pipeline.session import compile_text
     from lobsterlang.interpret.signals import cancel_on_signals
     from lobsterlang.interpret.values import stringify
 

@@ -138,14 +138,11 @@ def resume_run_envelope(parsed: ResumeArgs) -> Any:
     from lobsterlang.interpret.envelope import error_envelope
     from lobsterlang.interpret.errors import LobsterRunError
     from lobsterlang.interpret.pipeline.frontend import make_context
-    from lobsterlang.interpret.resume import workflow_entry
+    from lobsterlang.interpret.workflow.recover import resume_run
 
-    resume_run = workflow_entry("resume_run")
-    if resume_run is None:
-        return error_envelope("runtime_error", "workflow files are not supported by this build")
     try:
         decision = run_decision(parsed)
-        return resume_run(parsed.run, decision, parsed.retry_step, parsed.skip_step, make_context("tool", parsed.env()))
+        return resume_run(parsed.run or "", decision, parsed.retry_step, parsed.skip_step, make_context("tool", parsed.env()))
     except LobsterRunError as exc:
         return error_envelope(exc.error_type, exc.message)
 

@@ -229,12 +229,8 @@ def _usage_error(message: str, tool: bool) -> int:
 
 
 def _run_workflow(path: str, parsed: RunArgs, schedule: str | None = None) -> int:
-    from lobsterlang.interpret.resume import workflow_entry
+    from lobsterlang.interpret.workflow.frontend import run_file
 
-    run_file = workflow_entry("run_file")
-    if run_file is None:
-        sys.stderr.write("Error: workflow files are not supported by this build\n")
-        return 1
     return int(run_file(path, parsed.args_json, parsed.mode, parsed.dry_run, parsed.raw_args, schedule))
 
 

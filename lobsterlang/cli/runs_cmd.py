@@ -8,10 +8,11 @@ from typing import Any
 
 import click
 
-from lobsterlang.interpret.backend import Holder, backend_of, store_from_env
 from lobsterlang.interpret.errors import LobsterRunError
 from lobsterlang.interpret.gatestate import is_expired
+from lobsterlang.interpret.wiring import store_from_env
 from lobsterlang.interpret.workflow.journal import RunLog
+from lobsterlang.interpret.workflow.stores import Holder, backend_of
 
 
 def run_row(log: RunLog, holder: Holder | None = None) -> dict[str, Any]:

@@ -14,7 +14,6 @@ module prints it and picks the exit code.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -70,17 +69,6 @@ def resume_envelope(
 
 
 def _resume_workflow(payload: TokenPayload, decision: Any, ctx: RunContext) -> Envelope:
-    workflow_resume = workflow_entry("resume")
-    if workflow_resume is None:
-        return error_envelope("runtime_error", "workflow files are not supported by this build")
-    envelope: Envelope = workflow_resume(payload.state_key, decision, ctx, payload)
-    return envelope
+    from lobsterlang.interpret.workflow.runs import resume
 
-
-def workflow_entry(name: str) -> Any:
-    """A function of the workflow engine (`run_file`, `resume`), or None when this build has none."""
-    try:
-        module = importlib.import_module("lobsterlang.interpret.workflow")
-    except ImportError:
-        return None
-    return getattr(module, name, None)
+    return resume(payload.state_key, decision, ctx, payload)

@@ -28,6 +28,8 @@ _UNDERSCORES = re.compile(r"_+")
 _NOT_HEX = re.compile(r"[^a-f0-9]")
 _RESUME_KEY = re.compile(r"(pipeline_resume|workflow_resume)_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 SECRET_FILE = "signing.key"
+BACKEND_ENV = "LOBSTER_BACKEND"
+"""Where runs and gate state live instead of the state directory (a `postgresql://` URL; see `interpret.wiring`)."""
 """The per-directory HMAC key: 64 hex characters, mode 0600. Delete it to rotate (outstanding tokens die)."""
 _SECRET_BYTES = 32
 

@@ -161,7 +161,7 @@ def _number(value: Any, default: float) -> float:
 
 def _run_child(payload: dict[str, Any], cwd: Path, env: dict[str, str], limits: _Limits) -> Envelope:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "lobsterlang.interpret.toolchild"], cwd=cwd, env=env, start_new_session=True,
+        [sys.executable, "-m", "lobsterlang.cli.toolchild"], cwd=cwd, env=env, start_new_session=True,
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )
     try:

@@ -15,13 +15,13 @@ import socket
 from typing import Any
 
 from lobsterlang.digits import whole_number
-from lobsterlang.interpret.backend import BackendStore, Holder
 from lobsterlang.interpret.backend.redact import password_problem, redacted, scrubbed
 from lobsterlang.interpret.errors import ApprovalNotFound, StateNotFound, UsageError
 from lobsterlang.interpret.state import Claim, _process_alive, approval_id_of, now_iso, random_hex
 from lobsterlang.interpret.statefiles import CorruptState
 from lobsterlang.interpret.workflow.errors import WorkflowUsageError
 from lobsterlang.interpret.workflow.journal import EventJournal, RunLog, event_line, replay
+from lobsterlang.interpret.workflow.stores import BackendStore, Holder
 
 SCHEMA_LOCK = 0x10B5_7E12
 """Held (per transaction) while the schema is created: two processes on a fresh database never create a table twice."""

@@ -20,10 +20,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from lobsterlang import __version__
-from lobsterlang.interpret.backend import BACKEND_ENV
 from lobsterlang.interpret.backend.postgres import STARTUP_LOCK, PgStore, connect
 from lobsterlang.interpret.backend.redact import redacted, scrubbed
 from lobsterlang.interpret.errors import UsageError
+from lobsterlang.interpret.state import BACKEND_ENV
 from lobsterlang.interpret.workflow.journal import event_line
 
 QUEUE = "lobster_runs"

@@ -7,29 +7,19 @@ import sys
 from collections.abc import Mapping
 from typing import TextIO
 
-from lobsterlang import ir
-from lobsterlang.interpret.backend import store_from_env
 from lobsterlang.interpret.envelope import Envelope, dump, error_envelope
-from lobsterlang.interpret.errors import LobsterRunError, UsageError
+from lobsterlang.interpret.errors import LobsterRunError
 from lobsterlang.interpret.pipeline.runtime import Mode, PipelineResult, RunContext, describe_plan, lookup, run_pipeline
+from lobsterlang.interpret.pipeline.session import compile_text
 from lobsterlang.interpret.signals import cancel_on_signals
 from lobsterlang.interpret.values import stringify
+from lobsterlang.interpret.wiring import store_from_env
 from lobsterlang.terminal import visible
 
 
 def make_context(mode: Mode, env: Mapping[str, str] | None = None, cwd: str | None = None) -> RunContext:
     env = dict(os.environ if env is None else env)
     return RunContext(env=env, cwd=cwd or os.getcwd(), mode=mode, store=store_from_env(env))
-
-
-def compile_text(text: str) -> ir.Pipeline:
-    """The pipeline IR, or `UsageError` with the parser's first message."""
-    from lobsterlang.compile import compile_pipeline
-
-    result = compile_pipeline(text)
-    if result.ir is None or not result.ok:
-        raise UsageError(result.diagnostics[0].message if result.diagnostics else "Empty pipeline")
-    return result.ir
 
 
 def run_pipeline_text(text: str, mode: str, *, dry_run: bool = False, out: TextIO | None = None, err: TextIO | None = None) -> int:

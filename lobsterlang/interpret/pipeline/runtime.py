@@ -18,9 +18,9 @@ from typing import Any, Literal, TextIO
 
 from lobsterlang import ir
 from lobsterlang.gcpause import collector_paused
-from lobsterlang.interpret import allowlist
 from lobsterlang.interpret.errors import CommandError
 from lobsterlang.interpret.llmspend import StepSpend
+from lobsterlang.interpret.pipeline import allowlist
 from lobsterlang.interpret.pipeline.args import ShellRenderer, StageArgs, WordRenderer, literal_word
 from lobsterlang.interpret.process import Cancellation
 from lobsterlang.interpret.state import StateStore

@@ -158,10 +158,18 @@ def _stored_pipeline(state: dict[str, Any]) -> ir.Pipeline:
     return pipeline
 
 
+def compile_text(text: str) -> ir.Pipeline:
+    """The pipeline IR, or `UsageError` with the parser's first message."""
+    from lobsterlang.compile import compile_pipeline
+
+    result = compile_pipeline(text)
+    if result.ir is None or not result.ok:
+        raise UsageError(result.diagnostics[0].message if result.diagnostics else "Empty pipeline")
+    return result.ir
+
+
 def _reference_pipeline(stages: list[Any]) -> ir.Pipeline:
     """The reference's stored stages (`{name, args, raw}`; accepted unsigned state only), compiled from their text."""
-    from lobsterlang.interpret.pipeline.frontend import compile_text
-
     raws = [stage.get("raw") if isinstance(stage, dict) else None for stage in stages]
     if not raws or not all(isinstance(raw, str) and raw.strip() for raw in raws):
         raise ValueError("stage without text")

@@ -19,7 +19,7 @@ from typing import TextIO
 
 from lobsterlang.interpret.schedule.files import FileSchedules, read_json, write_json
 from lobsterlang.interpret.schedule.model import LastRun, check_name
-from lobsterlang.interpret.state import now_iso
+from lobsterlang.interpret.state import StateStore, now_iso
 
 LOCK = ".lock"
 LAST = ".last.json"
@@ -110,16 +110,11 @@ def last_run(schedules: FileSchedules, name: str) -> LastRun | None:
 
 def _unfinished_run(env: Mapping[str, str], name: str, since: str) -> tuple[str, str] | None:
     """(run id, status) of the newest unfinished run of schedule `name` started at or after `since`."""
-    from lobsterlang.interpret.backend import backend_of, store_from_env
+    from lobsterlang.interpret.workflow.stores import backend_of
 
-    store = store_from_env(env)
-    try:
-        logs = [log for log in backend_of(store).list_runs()
-                if log.start.get("schedule") == name and str(log.start.get("startedAt", "")) >= since]
-    finally:
-        close = getattr(store, "close", None)
-        if close is not None:
-            close()
+    # the schedules of the state directory run there: their runs are in its journals (Postgres has its own schedules)
+    logs = [log for log in backend_of(StateStore.from_env(env)).list_runs()
+            if log.start.get("schedule") == name and str(log.start.get("startedAt", "")) >= since]
     if not logs:
         return None
     log = logs[-1]

@@ -6,8 +6,8 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from lobsterlang import ir
-from lobsterlang.interpret import allowlist
 from lobsterlang.interpret.confine import outside_message
+from lobsterlang.interpret.pipeline import allowlist
 from lobsterlang.interpret.process import Cancellation
 from lobsterlang.interpret.values import stringify
 from lobsterlang.interpret.workflow.context import Frame, check_required_args, resolve_args

@@ -8,11 +8,11 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from lobsterlang.interpret.backend import store_from_env
 from lobsterlang.interpret.envelope import Envelope, dump, error_envelope, ok_envelope
 from lobsterlang.interpret.errors import Cancelled, LobsterRunError
 from lobsterlang.interpret.process import Cancellation
 from lobsterlang.interpret.values import stringify
+from lobsterlang.interpret.wiring import store_from_env
 from lobsterlang.interpret.workflow.context import Frame, Options, check_required_args, resolve_args
 from lobsterlang.interpret.workflow.errors import WorkflowError, WorkflowUsageError
 from lobsterlang.interpret.workflow.loader import check_path, load_workflow

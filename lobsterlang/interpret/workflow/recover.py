@@ -7,7 +7,6 @@ import sys
 from typing import Any
 
 from lobsterlang import ir
-from lobsterlang.interpret.backend import backend_of
 from lobsterlang.interpret.envelope import Envelope, cancelled_envelope, error_envelope
 from lobsterlang.interpret.state import StateStore
 from lobsterlang.interpret.workflow.context import Answer, Frame, Options
@@ -18,6 +17,7 @@ from lobsterlang.interpret.workflow.retry import policy
 from lobsterlang.interpret.workflow.runlock import hold_run
 from lobsterlang.interpret.workflow.runs import drive
 from lobsterlang.interpret.workflow.session import RunInfo, file_digest, save_halt
+from lobsterlang.interpret.workflow.stores import backend_of, handoff_of
 
 
 def load_run(store: StateStore, run_id: str) -> RunLog:
@@ -44,7 +44,8 @@ def resume_run(run_id: str, decision: Any, retry_step: bool, skip_step: bool, ct
     try:
         backend = backend_of(store)
         if backend.read_run(run_id) is None:
-            finished = _finished_on_worker(store, run_id)
+            handoff = handoff_of(store)
+            finished = handoff.finished(store, run_id) if handoff is not None else None
             if finished is not None:
                 return finished
             load_run(store, run_id)  # `Run … not found`, before any lock file is made
@@ -64,18 +65,6 @@ def resume_run(run_id: str, decision: Any, retry_step: bool, skip_step: bool, ct
         return error_envelope("parse_error", str(exc))
     except WorkflowError as exc:
         return error_envelope("runtime_error", str(exc))
-
-
-def _finished_on_worker(store: StateStore, run_id: str) -> Envelope | None:
-    """The final envelope of a detached run that a worker finished (the Postgres backend keeps it)."""
-    from lobsterlang.interpret.backend import BackendStore
-
-    if not isinstance(store, BackendStore) or not run_id:
-        return None
-    from lobsterlang.interpret.backend.postgres import PgStore
-    from lobsterlang.interpret.backend.worker import final_envelope
-
-    return final_envelope(store, run_id) if isinstance(store, PgStore) else None
 
 
 def _at_gate(log: RunLog, decision: Any, ctx: Any) -> Envelope:

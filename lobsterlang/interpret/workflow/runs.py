@@ -8,10 +8,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from lobsterlang import ir
-from lobsterlang.interpret import allowlist, gatestate
-from lobsterlang.interpret.backend import backend_of
+from lobsterlang.interpret import gatestate
 from lobsterlang.interpret.envelope import Envelope, cancelled_envelope, error_envelope, ok_envelope
 from lobsterlang.interpret.errors import Cancelled, LobsterRunError, StateIntegrityError, StateNotFound
+from lobsterlang.interpret.pipeline import allowlist
 from lobsterlang.interpret.state import Claim, StateStore
 from lobsterlang.interpret.tokens import TokenPayload
 from lobsterlang.interpret.values import to_json_data
@@ -22,6 +22,7 @@ from lobsterlang.interpret.workflow.gates import approver_of, check_approver, ch
 from lobsterlang.interpret.workflow.journal import EventJournal, new_run_id
 from lobsterlang.interpret.workflow.runlock import RunBusy, hold_run
 from lobsterlang.interpret.workflow.session import RunInfo, Stored, file_digest, read_state, save_halt
+from lobsterlang.interpret.workflow.stores import backend_of, handoff_of
 
 
 def start_run(frame: Frame, opts: Options) -> Envelope:
@@ -217,10 +218,9 @@ def _continue(stored: Stored, decision: Any, ctx: Any, claim: Claim, state_key: 
         frame.answered[gate] = Answer(stage, decision.response)
         last = last_with_record(stored.workflow, stored.results, stored.index)
         journal.resumed(stored.index, {}, last, frame.spend, answer={"step": gate, "stage": stage, "response": decision.response})
-    if _on_worker(store, run_id, ctx.env):
-        from lobsterlang.interpret.backend.handoff import hand_off
-
-        return hand_off(store, journal, state_key, ctx.cwd, lambda: _forget(store, claim, stored, state_key), claim.put_back)
+    handoff = handoff_of(store)
+    if handoff is not None and handoff.wants_worker(store, run_id, ctx.env):  # a detached run: the rest goes to workers
+        return handoff.hand_off(store, journal, state_key, ctx.cwd, lambda: _forget(store, claim, stored, state_key), claim.put_back)
     return _drive_resumed(frame, opts, journal, info, stored, last, claim, state_key)
 
 
@@ -239,17 +239,6 @@ def _drive_resumed(frame: Frame, opts: Options, journal: EventJournal, info: Run
         return error_envelope(kind, exc.message if isinstance(exc, LobsterRunError) else str(exc))
     _forget(opts.store, claim, stored, state_key)
     return envelope
-
-
-def _on_worker(store: StateStore, run_id: str, env: Mapping[str, str]) -> bool:
-    """Whether the rest of the run goes to the workers (a detached run; the Postgres backend only)."""
-    from lobsterlang.interpret.backend import BackendStore
-
-    if not isinstance(store, BackendStore):
-        return False  # the file backend: nothing to import, nothing to ask
-    from lobsterlang.interpret.backend.handoff import wants_worker
-
-    return wants_worker(store, run_id, env)
 
 
 def _superseded(stored: Stored) -> tuple[str, ...]:

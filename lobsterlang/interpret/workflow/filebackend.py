@@ -1,15 +1,15 @@
-"""The default backend: JSON-lines journals and gate state files under one state directory."""
+"""The engine's own backend: JSON-lines journals and gate state files under one state directory."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lobsterlang.interpret.backend import Holder
 from lobsterlang.interpret.errors import StateIntegrityError
 from lobsterlang.interpret.state import StateStore
 from lobsterlang.interpret.statefiles import CorruptState, is_real_dir
 from lobsterlang.interpret.workflow import journal as files
 from lobsterlang.interpret.workflow.runlock import holder_pid
+from lobsterlang.interpret.workflow.stores import Holder
 
 
 @dataclass
