@@ -17,6 +17,8 @@ SCANNED = sorted(
     {
         ROOT / "README.md", ROOT / "CONTRIBUTING.md", ROOT / "vscode-extension" / "README.md", ROOT / ".ci" / "run",
         *(ROOT / "docs").rglob("*.md"), *(ROOT / "vscode-extension" / "src").rglob("*.ts"),
+        *(ROOT / "vscode-extension" / "test").rglob("*.[mt]s"), *(ROOT / "vscode-extension" / "test").rglob("*.mjs"),
+        ROOT / "vscode-extension" / "package.json",
         *(ROOT / "lobsterlang").rglob("*.py"), *(ROOT / "lsp").rglob("*.py"),
     }
     - {ROOT / "docs" / "changelog.md"}  # the changelog quotes old texts; it is included from CHANGELOG.md
