@@ -6,12 +6,16 @@ that still matches (with its `[..]`) is kept.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
-from lobsterlang.commands.markdown import command_pages, commands_markdown
-from tools.doc_examples import process_page, with_outputs_of
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
+from lobsterlang.commands.markdown import command_pages, commands_markdown  # noqa: E402
+from tools.doc_examples import process_page, with_outputs_of  # noqa: E402
+
+DOCS = ROOT / "docs"
 
 
 def main() -> None:
