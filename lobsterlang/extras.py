@@ -2,7 +2,7 @@
 
 lobsterlang is not on PyPI yet, so installing it by name fails: the line names the clone (or wheel, or
 repository) this copy was installed from, as pip recorded it (PEP 610 `direct_url.json`), and the installer that
-manages this environment (a venv's pip, pipx or `uv tool`). Only a copy installed from an index gets the index line.
+manages this environment (a venv's pip, `uv pip`, pipx or `uv tool`). Only a copy installed from an index gets the index line.
 """
 
 from __future__ import annotations
@@ -32,7 +32,15 @@ def install_line(extra: str) -> str:
         return f"uv tool install {'--editable ' if editable else ''}{shlex.quote(requirement)}"
     if (prefix / "pipx_metadata.json").is_file():
         return f"pipx install --force {'--editable ' if editable else ''}{shlex.quote(requirement)}"
-    return f"{shlex.quote(sys.executable)} -m pip install {'-e ' if editable else ''}{shlex.quote(requirement)}"
+    python = shlex.quote(sys.executable)
+    if _made_by_uv(prefix):  # `uv venv` puts no pip in the environment
+        return f"uv pip install --python {python} {'-e ' if editable else ''}{shlex.quote(requirement)}"
+    return f"{python} -m pip install {'-e ' if editable else ''}{shlex.quote(requirement)}"
+
+
+def _made_by_uv(prefix: Path) -> bool:
+    config = prefix / "pyvenv.cfg"
+    return config.is_file() and any(line.split("=")[0].strip() == "uv" for line in config.read_text().splitlines())
 
 
 def _direct_url() -> dict[str, Any] | None:

@@ -106,6 +106,8 @@ def test_the_missing_extra_line_installs_into_this_copy_from_where_it_came_from(
 
     assert extras.install_line("lsp") == f"{sys.executable} -m pip install -e '{ROOT}[lsp]'"  # this editable clone
     monkeypatch.setattr(sys, "prefix", str(tmp_path))
+    (tmp_path / "pyvenv.cfg").write_text("home = /usr/bin\nuv = 0.9.0\n")
+    assert extras.install_line("lsp") == f"uv pip install --python {sys.executable} -e '{ROOT}[lsp]'"  # no pip there
     (tmp_path / "pipx_metadata.json").write_text("{}")
     assert extras.install_line("mcp") == f"pipx install --force --editable '{ROOT}[mcp]'"
     (tmp_path / "uv-receipt.toml").write_text("")

@@ -7,9 +7,9 @@ broken links) becomes plain text, unless a page includes it whole (INCLUDED). A 
 left alone, so the strict build fails on it. The JSON Schemas are published under `schema/`, where their
 `$id` says they are.
 
-Two fixes for what GitHub and Python-Markdown read differently: in a table row, `\|` inside a code span is GitHub's
+Two more jobs. In a table row, `\|` inside a code span is GitHub's
 way to write `|` (Python-Markdown would show the backslash), so the pages keep it and the site drops the backslash
-(TablePipes, after pymdownx.snippets so included files get it too). A ```console block's copy button copies only its
+(TablePipes, after pymdownx.snippets so included files get it too). And a ```console block's copy button copies only its
 commands: no `$ ` prompt, no output, no `$ cat FILE` that shows a file (`data-copy`, which mkdocs-material's copy
 button reads).
 """
