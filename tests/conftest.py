@@ -28,11 +28,15 @@ if "LOBSTER_CACHE_DIR" not in os.environ:  # `lobster lint` keeps a shellcheck c
     atexit.register(shutil.rmtree, _CACHE, True)
 
 
+_FIRST_RUN: list[str] = []
+"""What this session installs because this clone or machine has not run the tests before."""
+
+
 def pytest_sessionstart() -> None:
     """Start the npm installs of a fresh clone now, so they overlap with the Python tests."""
     from npm_installs import start_in_background
 
-    start_in_background()
+    _FIRST_RUN.extend(f"npm ci in {folder}" for folder in start_in_background())
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -50,7 +54,18 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
     if not session.config.option.collectonly:
         start_if_selected([item.nodeid for item in session.items])
-        start_installs_if_selected([item.nodeid for item in session.items])
+        debian = start_installs_if_selected([item.nodeid for item in session.items])
+        if debian:
+            _FIRST_RUN.append("apt-get install " + " ".join(debian))
+        _say_first_run(session.config)
+
+
+def _say_first_run(config: pytest.Config) -> None:
+    """Say up front why this run takes longer than the next (issue 30 item 3): the installs it starts."""
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if _FIRST_RUN and reporter is not None:
+        reporter.write_line("First run in this clone or on this machine: installing in the background, while the other "
+                            "tests run (the tests that need them wait): " + "; ".join(_FIRST_RUN) + ".")
 
 
 def pytest_sessionfinish() -> None:

@@ -28,7 +28,9 @@ def reference_stages(pipeline: ir.Pipeline) -> list[dict[str, Any]]:
 
 
 def example_files() -> list[Path]:
-    return sorted(p for p in EXAMPLES.rglob("*") if p.suffix in (".lobster", ".yaml", ".yml", ".json"))
+    """The example workflows (examples/data/ holds input data for the docs' examples, not workflows)."""
+    return sorted(p for p in EXAMPLES.rglob("*") if p.suffix in (".lobster", ".yaml", ".yml", ".json")
+                  and not p.is_relative_to(EXAMPLES / "data"))
 
 
 def write_file(directory: Path, name: str, text: str) -> Path:

@@ -1,7 +1,8 @@
 """Two `lobster worker` processes on one Postgres: queued runs spread over both, a kill -9 loses nothing.
 
-A worker killed mid-run: its runs move to the other worker; no step recorded as done runs twice
-(the side effects are counted in a ledger); only a step reported uncertain may need `--retry-step`.
+A worker killed mid-run (its step waits until the test lets it go, so the kill lands mid-run under any load): its
+runs move to the other worker; no step recorded as done runs twice (the side effects are counted in a ledger); only a
+step reported uncertain may need `--retry-step`.
 An approval is answered from a third process. The ≥ 20-trial version is bench/backend_bench.py.
 """
 
@@ -23,8 +24,12 @@ from pg_server import pg_root, pg_url  # noqa: F401  (fixtures used by name)
 
 CLI = "import sys; from lobsterlang.cli import main; sys.exit(main(sys.argv[1:]))"
 STEPS = ["s1", "s2", "s3", "s4", "s5"]
+HANG = ('; echo "$PPID $$" > "$HANGING/.$LOBSTER_ARG_TAG" && mv "$HANGING/.$LOBSTER_ARG_TAG" "$HANGING/$LOBSTER_ARG_TAG"'
+        '; until [ -e "$RELEASE" ]; do sleep 0.05; done')
+"""What the third step does after its ledger line: names its worker and itself in `$HANGING/TAG`, then waits for
+`$RELEASE`, so the test kills a worker in the middle of a run however slow the machine is."""
 WORKFLOW = "steps:\n" + "".join(
-    f'  - id: {s}\n    run: sleep 0.1; echo "$LOBSTER_ARG_TAG {s}" >> "$LEDGER"\n' for s in STEPS)
+    f'  - id: {s}\n    run: echo "$LOBSTER_ARG_TAG {s}" >> "$LEDGER"{HANG if s == "s3" else ""}\n' for s in STEPS)
 GATED = 'steps:\n  - id: ok\n    approval: Go?\n  - id: after\n    run: echo "gated after" >> "$LEDGER"\n'
 
 
@@ -66,8 +71,10 @@ def replace_killed(env: dict[str, str], tmp_path: Path, worker: subprocess.Popen
 
 def worker_env(tmp_path: Path, url: str) -> dict[str, str]:
     """The environment of every process of one test: the database, a ledger, a state dir that must stay unused."""
+    (tmp_path / "hanging").mkdir(exist_ok=True)
     return {**os.environ, "LOBSTER_BACKEND": url, "LEDGER": str(tmp_path / "ledger"), "MARK": str(tmp_path / "mark"),
-            "SLEEPER": str(tmp_path / "sleeper"), "LOBSTER_STATE_DIR": str(tmp_path / "state")}
+            "SLEEPER": str(tmp_path / "sleeper"), "LOBSTER_STATE_DIR": str(tmp_path / "state"),
+            "HANGING": str(tmp_path / "hanging"), "RELEASE": str(tmp_path / "release")}
 
 
 def live_worker(env: dict[str, str], log: Path, count: int) -> subprocess.Popen[bytes]:
@@ -114,16 +121,6 @@ def workers_alive(url: str) -> int:
             return 0
 
 
-def running_on(url: str, pid: int) -> bool:
-    """Whether worker `pid` is executing a run now."""
-    import psycopg
-
-    with psycopg.connect(url) as conn:
-        row = conn.execute("SELECT count(*) FROM dbos.workflow_status WHERE status = 'PENDING' AND executor_id = %s",
-                           (f"{socket.gethostname()}-{pid}",)).fetchone()
-    return bool(row and row[0])
-
-
 def not_done(url: str) -> int:
     """DBOS workflows not finished: a killed worker's stay PENDING until another worker takes them over."""
     import psycopg
@@ -146,11 +143,13 @@ def test_two_workers_a_kill_and_an_approval_from_elsewhere(tmp_path: Path, pg_ur
             queued = lobster(env, "run", "--mode", "tool", str(tmp_path / "five.lobster"), "--detach",
                              "--args-json", json.dumps({"tag": tag}))
             assert json.loads(queued.stdout)["status"] == "queued", queued
-        victims: list[subprocess.Popen[bytes]] = []
-        wait_for(lambda: sum(ledger(tmp_path / "ledger").values()) >= 3 and _busy_worker(pg_url, (first, second), victims),
-                 60, "a worker to be in the middle of a run")
-        victims[0].send_signal(signal.SIGKILL)  # whichever worker holds a run: DBOS may give one worker all of them
-        victims[0].wait()
+        wait_for(lambda: _hanging(tmp_path), 60, "a run to reach its third step on a worker")
+        worker_pid, shell_pid = _hanging(tmp_path)[0]
+        [victim] = [w for w in (first, second) if w.pid == worker_pid]  # DBOS may give one worker all the runs
+        victim.kill()
+        victim.wait()
+        os.kill(shell_pid, signal.SIGKILL)  # the step's shell outlived its worker
+        (tmp_path / "release").touch()  # the other worker's third steps go on
         wait_for(lambda: not_done(pg_url) == 0, 60, "the killed worker's runs to be taken over")
         assert all(r["uncertainStep"] for r in unfinished(env))
         for run in unfinished(env):
@@ -159,18 +158,18 @@ def test_two_workers_a_kill_and_an_approval_from_elsewhere(tmp_path: Path, pg_ur
         _check_ledger(ledger(tmp_path / "ledger"), tags, retried_allowed=True)
         _approval_from_a_third_process(env, tmp_path)
     finally:
+        (tmp_path / "release").touch()  # no step shell is left waiting when the test fails early
         for worker in (first, second):
             if worker.poll() is None:
                 worker.send_signal(signal.SIGTERM)
                 worker.wait(timeout=60)
-    survivor = second if victims[0] is first else first
+    survivor = second if victim is first else first
     assert survivor.returncode == 0, (tmp_path / "w1.log").read_text()[-1000:] + (tmp_path / "w2.log").read_text()[-1000:]
 
 
-def _busy_worker(url: str, workers: tuple[subprocess.Popen[bytes], ...], found: list[subprocess.Popen[bytes]]) -> bool:
-    """Whether one of `workers` is executing a run now (appended to `found`)."""
-    found.extend(w for w in workers if running_on(url, w.pid))
-    return bool(found)
+def _hanging(tmp_path: Path) -> list[tuple[int, int]]:
+    """(worker pid, step shell pid) of each run whose third step waits for `$RELEASE` now."""
+    return [(int(w), int(p)) for f in sorted((tmp_path / "hanging").glob("t*")) for w, p in [f.read_text().split()]]
 
 
 def _check_ledger(counts: Counter[str], tags: list[str], *, retried_allowed: bool) -> None:

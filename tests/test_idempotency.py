@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +13,8 @@ import pytest
 
 from lobsterlang.cli import main
 from lobsterlang.interpret.state import StateStore
+from lobsterlang.interpret.workflow import attempt, engine
+from lobsterlang.interpret.workflow.attempt import TIMEOUT_REASON, AttemptCancellation
 from lobsterlang.interpret.workflow.idempotency import idempotency_key
 from lobsterlang.interpret.workflow.journal import list_runs
 
@@ -31,15 +36,52 @@ def state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> StateStore:
     return StateStore(tmp_path / "state")
 
 
+def times_out_once_the_key_is_written(folder: Path) -> Any:
+    """Stands in for the step's 300 ms timer: an attempt times out once its shell has written its key and hangs (an
+    event, so a loaded machine that starts the shell late changes nothing); once `done` exists, none times out.
+    Steps without a timeout keep the real one (none)."""
+    keys = folder / "keys"
+
+    @contextmanager
+    def deadline(cancel: AttemptCancellation, timeout_ms: int | None) -> Iterator[None]:
+        if timeout_ms is None:
+            with attempt.deadline(cancel, timeout_ms):
+                yield
+            return
+        assert timeout_ms == 300
+        written, ended = _count(keys), threading.Event()
+
+        def expire_once_written() -> None:
+            while not ended.wait(0.01):
+                if _count(keys) > written and not (folder / "done").exists():
+                    cancel.cancel(TIMEOUT_REASON)
+                    return
+
+        watcher = threading.Thread(target=expire_once_written, daemon=True)
+        watcher.start()
+        try:
+            yield
+        finally:
+            ended.set()
+            watcher.join()
+
+    return deadline
+
+
+def _count(keys: Path) -> int:
+    return len(keys.read_text().split()) if keys.exists() else 0
+
+
 def run(capsys: Any, *args: str) -> tuple[int, dict[str, Any]]:
     code = main(list(args) if args[0] == "resume" else ["run", "--mode", "tool", *args])
     return code, json.loads(capsys.readouterr().out)
 
 
 def test_retries_and_resume_share_one_key_and_the_timeout_is_uncertain(
-    tmp_path: Path, state: StateStore, capsys: Any,
+    tmp_path: Path, state: StateStore, capsys: Any, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     (tmp_path / "wf.lobster").write_text(RETRIED, encoding="utf-8")
+    monkeypatch.setattr(engine, "deadline", times_out_once_the_key_is_written(tmp_path))
     code, envelope = run(capsys, "wf.lobster")
     assert code == 1 and envelope["error"]["message"] == "Step 'send' timed out after 300ms"
     keys = (tmp_path / "keys").read_text().split()

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import ROOT
 
 pytest.importorskip("mcp")
 
@@ -57,4 +58,5 @@ def test_mcp_without_the_extra_says_how_to_install_it(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(tmp_path)}
     done = subprocess.run([sys.executable, "-m", "lobsterlang", "mcp"], capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL)
     assert done.returncode == 2
-    assert done.stderr == "Error: lobster mcp needs the optional `mcp` extra; install it with: pip install 'lobsterlang[mcp]'\n"
+    line = f"{sys.executable} -m pip install -e '{ROOT}[mcp]'"  # this editable clone: the line that works here
+    assert done.stderr == f"Error: lobster mcp needs the optional `mcp` extra; install it with: {line}\n"

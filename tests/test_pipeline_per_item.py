@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from lobsterlang.compile import compile_pipeline
@@ -22,11 +22,15 @@ from lobsterlang.interpret.values import UNDEFINED
 
 
 def rescanned(text: str, item: Any, *, filters: bool = True) -> str:
-    """The former per-item renderer: a regex substitution with a callback, every filter parsed per use."""
+    """The former per-item renderer: a regex substitution with a callback, every filter parsed per use.
+
+    As in the reference, a path's empty segments are skipped, so a path with none (`{{ }}`, `{{.}}`, `{{..}}`) is the
+    item itself and `{{a.}}`, `{{.a}}` and `{{a..b}}` read `a` and `a.b`."""
 
     def replace(match: re.Match[str]) -> str:
         parts = split_pipes(match.group(1)) if filters else [match.group(1).strip()]
-        value = item if parts[0] in (".", "this") else get_path(item, parts[0])
+        segments = [segment for segment in parts[0].split(".") if segment]
+        value = item if parts[0] == "this" or not segments else get_path(item, ".".join(segments))
         for expression in parts[1:]:
             name, args = parse_filter(expression)
             handler = FILTERS.get(name)
@@ -57,9 +61,34 @@ def _outcome(render: Any) -> tuple[str, str]:
 
 @settings(max_examples=500, deadline=None)
 @given(text=_TEMPLATES, item=_ITEMS, filters=st.booleans())
+@example(text="{{ }}", item=[], filters=True)  # issue 30 item 4: the scan printed "" where the reference prints []
+@example(text="{{\n}}", item=[], filters=False)
+@example(text="{{a.}}{{.a}}{{a..b}}", item={"a": {"b": 1}}, filters=True)
 def test_a_compiled_template_renders_as_the_per_item_scan_did(text: str, item: Any, filters: bool) -> None:
     compiled = compile_template(text, filters=filters)
     assert _outcome(lambda: compiled(item)) == _outcome(lambda: rescanned(text, item, filters=filters))
+
+
+REFERENCE_ITEMS = [{"a": {"b": 1}}, {"a": 1}, [], {}, {"": 5}]
+"""Items the templates below were rendered on by the reference (2026.9.13, `template --text`)."""
+
+
+@pytest.mark.parametrize(
+    ("text", "rendered"),
+    [
+        ("<{{ }}>", ['<{"a":{"b":1}}>', '<{"a":1}>', "<[]>", "<{}>", '<{"":5}>']),
+        ("<{{\n}}>", ['<{"a":{"b":1}}>', '<{"a":1}>', "<[]>", "<{}>", '<{"":5}>']),
+        ("<{{..}}>", ['<{"a":{"b":1}}>', '<{"a":1}>', "<[]>", "<{}>", '<{"":5}>']),
+        ("<{{a.}}>", ['<{"b":1}>', "<1>", "<>", "<>", "<>"]),
+        ("<{{.a}}>", ['<{"b":1}>', "<1>", "<>", "<>", "<>"]),
+        ("<{{a..b}}>", ["<1>", "<>", "<>", "<>", "<>"]),
+        ("<{{ | upper}}>", ["<[OBJECT OBJECT]>", "<[OBJECT OBJECT]>", "<>", "<[OBJECT OBJECT]>", "<[OBJECT OBJECT]>"]),
+    ],
+)
+def test_empty_path_segments_render_as_the_reference_does(text: str, rendered: list[str]) -> None:
+    """A path without segments is the item itself; the compiled template and the per-item scan both say so."""
+    assert [compile_template(text)(item) for item in REFERENCE_ITEMS] == rendered
+    assert [rescanned(text, item) for item in REFERENCE_ITEMS] == rendered
 
 
 def test_keys_that_look_like_code_are_read_as_keys() -> None:

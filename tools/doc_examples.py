@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGES = (*sorted((ROOT / "docs").glob("*.md")), ROOT / "README.md")
+PAGES = (*sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "docs" / "commands").glob("*.md")), ROOT / "README.md")
 FENCE = re.compile(r"^```console\n(?P<body>.*?)^```\n", re.M | re.S)
 SKIP = re.compile(r"<!-- not-executed: (?P<reason>[^>]+?) -->\n$")
 CAT = re.compile(r"^cat ([\w./-]+)$")
@@ -61,6 +61,23 @@ def parse_blocks(text: str) -> list[Block]:
         reason = skip["reason"] if skip and skip.end() == match.start() else None
         blocks.append(Block(match.start("body"), match.end("body"), examples, reason))
     return blocks
+
+
+def without_outputs(text: str) -> str:
+    """A page with the output lines of its console blocks left out (what a generator writes before they run)."""
+    return FENCE.sub(lambda m: "```console\n" + "".join(ln + "\n" for ln in m["body"].splitlines() if ln.startswith("$ ")) + "```\n",
+                     text)
+
+
+def with_outputs_of(shown: str, generated: str) -> str:
+    """`generated` (a page without outputs) with the outputs `shown` gives for the same commands, where it has them."""
+    outputs = {tuple(ex.command for ex in block.examples): block for block in parse_blocks(shown)}
+    blocks = parse_blocks(generated)
+    for block in sorted(blocks, key=lambda b: b.start, reverse=True):
+        old = outputs.get(tuple(ex.command for ex in block.examples))
+        if old is not None:
+            generated = generated[:block.start] + shown[old.start:old.end] + generated[block.end:]
+    return generated
 
 
 def _environment(scratch: Path) -> dict[str, str]:

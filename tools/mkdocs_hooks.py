@@ -1,4 +1,4 @@
-"""mkdocs hook: links from docs/ to repository files (`../grammar/expr.lark`) work on the site too.
+r"""mkdocs hook: links from docs/ to repository files (`../grammar/expr.lark`) work on the site too.
 
 On GitHub those links open the file in the repository. On the site (which may be read offline, or built
 from a revision the repository does not show), each linked repository file is published under `repo/` in
@@ -6,15 +6,24 @@ the site and the link is pointed there; a link to a directory or to a Markdown f
 broken links) becomes plain text, unless a page includes it whole (INCLUDED). A link to a missing file is
 left alone, so the strict build fails on it. The JSON Schemas are published under `schema/`, where their
 `$id` says they are.
+
+Two more jobs. In a table row, `\|` inside a code span is GitHub's
+way to write `|` (Python-Markdown would show the backslash), so the pages keep it and the site drops the backslash
+(TablePipes, after pymdownx.snippets so included files get it too). And a ```console block's copy button copies only its
+commands: no `$ ` prompt, no output, no `$ cat FILE` that shows a file (`data-copy`, which mkdocs-material's copy
+button reads).
 """
 
 from __future__ import annotations
 
+import html
 import posixpath
 import re
 from pathlib import Path
 from typing import Any
 
+from markdown import Extension, Markdown  # type: ignore[import-untyped]
+from markdown.preprocessors import Preprocessor  # type: ignore[import-untyped]
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
@@ -73,3 +82,67 @@ def on_page_markdown(markdown: str, page: Page, config: Any, files: Files) -> st
         return f"[{match['text']}]({relative}{match['anchor'] or ''})"
 
     return _LINK.sub(rewrite, markdown)
+
+
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+_TABLE_ROW = re.compile(r"^\s*\|")
+
+
+def unescape_table_pipes(line: str) -> str:
+    """A table row with `\\|` inside its code spans written `|` (Python-Markdown splits no cell inside a code span)."""
+    if not _TABLE_ROW.match(line):
+        return line
+    return _CODE_SPAN.sub(lambda m: m[1] + m[2].replace("\\|", "|") + m[1], line)
+
+
+class _TablePipes(Preprocessor):  # type: ignore[misc]
+    def run(self, lines: list[str]) -> list[str]:
+        return [unescape_table_pipes(line) for line in lines]
+
+
+class TablePipes(Extension):  # type: ignore[misc]
+    """`\\|` in a table's code span shows `|`, as on GitHub (after snippets, after fenced code is set aside)."""
+
+    def extendMarkdown(self, md: Markdown) -> None:
+        md.preprocessors.register(_TablePipes(md), "table_pipes", 24)
+
+
+def on_config(config: Any) -> Any:
+    config.markdown_extensions.append(TablePipes())
+    return config
+
+
+_HIGHLIGHT = re.compile(r'<div class="highlight">(?P<inner><pre>.*?</code></pre>)', re.S)
+_PROMPT = '<span class="gp">$ </span>'
+"""How Pygments' console lexer marks a `$ ` prompt: a block with one is a console block."""
+_TAG = re.compile(r"<[^>]+>")
+_CAT = re.compile(r"^cat [\w./-]+$")
+
+
+def console_copy(block_html: str) -> str:
+    """What copying a rendered console block gives: its commands without the `$ ` prompt and without `cat FILE`,
+    one per line; a block that only shows files (`$ cat FILE`) gives their text, which the reader saves."""
+    text = html.unescape(_TAG.sub("", block_html))
+    commands: list[str] = []
+    shown: list[str] = []
+    showing = False
+    for line in text.splitlines():
+        if line.startswith("$ "):
+            showing = _CAT.match(line[2:]) is not None
+            if not showing:
+                commands.append(line[2:])
+        elif showing:
+            shown.append(line)
+    return "\n".join(commands or shown)
+
+
+def on_page_content(content: str, page: Page, config: Any, files: Files) -> str:
+    """Mark each console block (class `console`) and give it a `data-copy`: what its copy button copies."""
+
+    def with_copy(match: re.Match[str]) -> str:
+        if _PROMPT not in match["inner"]:
+            return match[0]
+        copy = html.escape(console_copy(match["inner"]), quote=True)
+        return f'<div class="highlight console" data-copy="{copy}">{match["inner"]}'
+
+    return _HIGHLIGHT.sub(with_copy, content)

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import click
 
-MISSING_EXTRA = "Error: lobster lsp needs the optional `lsp` extra; install it with: pip install 'lobsterlang[lsp]'"
+
+def missing_extra() -> str:
+    """What `lobster lsp` prints without the `lsp` extra: the install line that works for this copy."""
+    from lobsterlang.extras import install_line
+
+    return f"Error: lobster lsp needs the optional `lsp` extra; install it with: {install_line('lsp')}"
 
 
 @click.command("lsp")
@@ -19,6 +24,6 @@ def lsp_command(ctx: click.Context, stdio: bool) -> None:
     try:
         from lsp.server import main
     except ImportError:
-        click.echo(MISSING_EXTRA, err=True)
+        click.echo(missing_extra(), err=True)
         ctx.exit(2)
     main()

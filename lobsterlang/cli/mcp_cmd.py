@@ -6,7 +6,12 @@ import os
 import sys
 from pathlib import Path
 
-MISSING_EXTRA = "Error: lobster mcp needs the optional `mcp` extra; install it with: pip install 'lobsterlang[mcp]'\n"
+
+def missing_extra() -> str:
+    """What `lobster mcp` prints without the `mcp` extra: the install line that works for this copy."""
+    from lobsterlang.extras import install_line
+
+    return f"Error: lobster mcp needs the optional `mcp` extra; install it with: {install_line('mcp')}\n"
 
 
 def mcp_main(workspace: str | None) -> int:
@@ -14,7 +19,7 @@ def mcp_main(workspace: str | None) -> int:
     try:
         import mcp  # noqa: F401  (the server imports its parts lazily: check the package up front)
     except ImportError:
-        sys.stderr.write(MISSING_EXTRA)
+        sys.stderr.write(missing_extra())
         return 2
     from lobsterlang.interpret.mcp_server import serve
 

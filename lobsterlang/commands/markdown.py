@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from lobsterlang.commands.examples import EXAMPLE_RUNS
 from lobsterlang.commands.help import flag_usage, positional_usage, usage_line
 from lobsterlang.commands.specs import COMMANDS, CommandSpec, FlagSpec
 
@@ -27,7 +28,8 @@ def _flag_row(flag: FlagSpec) -> str:
 
 
 def command_page(spec: CommandSpec) -> str:
-    """docs/commands/NAME.md: the command's summary, usage, flags, side effects and an example."""
+    """docs/commands/NAME.md: the command's summary, usage, flags, side effects, an example and an example run (whose
+    output tools/gen_commands_md.py fills in)."""
     lines = [f"# `{spec.name}`", "", spec.summary[0].upper() + spec.summary[1:] + ".", "", "```", usage_line(spec), "```", ""]
     if spec.flags:
         lines += ["| flag | kind | default | meaning |", "|---|---|---|---|", *(_flag_row(f) for f in spec.flags), ""]
@@ -39,8 +41,19 @@ def command_page(spec: CommandSpec) -> str:
         lines += ["Requires one of: " + ", ".join(f"`{name}`" for name in spec.requires_one_of) + ".", ""]
     lines += ["Side effects: " + (", ".join(f"`{e}`" for e in spec.side_effects) or "none") + ".", ""]
     lines += ["Example:", "", "```", *spec.examples, "```", ""]
+    lines += _example_run(spec.name)
     lines += ["Generated from `lobsterlang/commands/specs.py`; all commands: [Pipeline commands](../commands.md).", ""]
     return "\n".join(lines)
+
+
+def _example_run(name: str) -> list[str]:
+    """A console block of the command's example run; its output is filled in by tools/doc_examples.py."""
+    runs = EXAMPLE_RUNS[name]
+    if any(" run --dry-run " in f" {run} " for run in runs):
+        intro = "What it would do, shown by a dry run (nothing is called):"
+    else:
+        intro = "Run on the sample emails of `examples/data/inbox.json`, in a clone:"
+    return [intro, "", "```console", *(f"$ {run}" for run in runs), "```", ""]
 
 
 def commands_markdown() -> str:

@@ -86,6 +86,10 @@ class DebianPackages:
         self._thread: threading.Thread | None = None
         self._problem: str | None = None
 
+    def missing(self) -> list[str]:
+        """The packages not installed yet."""
+        return [p for p in self.packages if not _installed(p)]
+
     def start(self) -> None:
         with self._lock:
             if self._thread is None:
@@ -100,7 +104,7 @@ class DebianPackages:
         return self._problem
 
     def _install(self) -> None:
-        missing = [p for p in self.packages if not _installed(p)]
+        missing = self.missing()
         if not missing:
             return
         if shutil.which("apt-get") is None or os.geteuid() != 0:
@@ -129,8 +133,13 @@ EMACS = DebianPackages(("emacs-nox", "elpa-eglot"))
 NEOVIM_07 = DebianPackages(("neovim",))
 
 
-def start_installs_if_selected(nodeids: list[str]) -> None:
-    """Begin the Debian installs of the selected editor tests (conftest.py, once collection is done)."""
+def start_installs_if_selected(nodeids: list[str]) -> list[str]:
+    """Begin the Debian installs of the selected editor tests (conftest.py, once collection is done); the packages
+    that are installed now (as root only: otherwise the tests are skipped with the command to run)."""
+    installing = []
     for name, packages in (("test_emacs.py", EMACS), ("test_neovim.py", NEOVIM_07)):
         if any(nodeid.startswith(FOLDER + name) for nodeid in nodeids):
+            if os.geteuid() == 0 and shutil.which("apt-get") is not None:
+                installing += packages.missing()
             packages.start()
+    return installing

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from helpers import EXAMPLES
+from helpers import EXAMPLES, ROOT
 
 HELLO = str(EXAMPLES / "hello.lobster")
 
@@ -31,7 +31,7 @@ def test_other_commands_never_import_the_language_server() -> None:
 def test_missing_extra_is_a_clear_error() -> None:
     proc = python("import sys; sys.modules['pygls'] = None\nfrom lobsterlang.cli import main\nraise SystemExit(main(['lsp']))")
     assert proc.returncode == 2
-    assert "pip install 'lobsterlang[lsp]'" in proc.stderr and "Traceback" not in proc.stderr
+    assert f"-m pip install -e '{ROOT}[lsp]'" in proc.stderr and "Traceback" not in proc.stderr  # works from here
 
 
 def test_help_lists_the_command() -> None:

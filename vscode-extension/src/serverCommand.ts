@@ -1,6 +1,7 @@
 /** How the `lobster lsp` command line is chosen from the settings and the machine (pure: no `vscode` import). */
 
-export const INSTALL_COMMAND = "pip install 'lobsterlang[lsp]'";
+/** Installs `lobster` with its language server on PATH from the repository (lobsterlang is not on PyPI yet). */
+export const INSTALL_COMMAND = "pipx install 'lobsterlang[lsp] @ git+https://github.com/lobsterlang/lobsterlang'";
 
 /** The extension's settings that choose the server. Empty strings mean "not set". */
 export interface ServerSettings {
@@ -84,7 +85,8 @@ export function notFoundMessage(rejected: readonly Rejection[]): string {
   const tried = rejected.map((r) => `${r.source}: ${r.reason}`).join('; ');
   return (
     `Lobster: cannot start the language server (lobster lsp). Tried ${tried}. ` +
-    `Install it with \`${INSTALL_COMMAND}\` into the active Python environment, or set "lobster.path" ` +
+    `Install it with \`${INSTALL_COMMAND}\` (or \`pip install '.[lsp]'\` in a clone, into the active Python ` +
+    'environment), or set "lobster.path" ' +
     'to the lobster executable (or "lobster.interpreter" to a Python that has it).'
   );
 }

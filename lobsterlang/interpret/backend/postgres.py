@@ -58,7 +58,9 @@ def connect(url: str) -> Any:
     try:
         import psycopg
     except ImportError:
-        raise UsageError("The Postgres backend needs the dbos extra: pip install 'lobsterlang[dbos]'") from None
+        from lobsterlang.extras import install_line
+
+        raise UsageError(f"The Postgres backend needs the dbos extra: {install_line('dbos')}") from None
     problem = password_problem(url)
     if problem is not None:
         raise UsageError(f"Cannot connect to the backend: {problem}")

@@ -80,7 +80,7 @@ describe('activation without a working server', () => {
     assert.equal(seen.errors.length, 1);
     assert.match(seen.errors[0], /lobster\.path: the setting lobster\.path names "\/nowhere\/lobster", which does not exist/);
     assert.match(seen.errors[0], /PATH: `lobster` is not on PATH/);
-    assert.match(seen.errors[0], /pip install 'lobsterlang\[lsp\]'/);
+    assert.match(seen.errors[0], /pipx install 'lobsterlang\[lsp\] @ git\+https:\/\/github\.com\/lobsterlang\/lobsterlang'/);
   });
 
   it('rejects a lobster on PATH whose version check fails, quoting its error', async () => {

@@ -67,7 +67,7 @@ describe('messages', () => {
     const { rejected } = resolveServer({ path: '/x/lobster', interpreter: '' }, machine([], []));
     const message = notFoundMessage(rejected);
     assert.ok(message.includes(INSTALL_COMMAND), message);
-    assert.equal(INSTALL_COMMAND, "pip install 'lobsterlang[lsp]'");
+    assert.equal(INSTALL_COMMAND, "pipx install 'lobsterlang[lsp] @ git+https://github.com/lobsterlang/lobsterlang'");
     assert.match(message, /lobster\.path: the setting lobster\.path names "\/x\/lobster"/);
     assert.match(message, /PATH: `lobster` is not on PATH/);
     assert.match(message, /Python extension: no active Python environment/);
