@@ -1,4 +1,4 @@
-"""Shared benchmark helpers: the `lobster` command to time, the reference CLI to compare with, pinning to one CPU, best-of-N timing."""
+"""Shared benchmark helpers: the `lobster` command to time, the reference CLI to compare with, the load average, pinning to one CPU, best-of-N timing."""
 
 from __future__ import annotations
 
@@ -45,11 +45,9 @@ def reference_cli(args: argparse.Namespace) -> str | None:
     )
 
 
-def build_kind() -> str:
-    """Which lobsterlang is being timed: the pure-Python one or a mypyc-compiled wheel."""
-    from lobsterlang import compiled
-
-    return "mypyc-compiled" if compiled() else "pure Python"
+def load_note() -> str:
+    """The machine's load average over the last minute, printed beside the figures (the dev machines are shared)."""
+    return f"load average {os.getloadavg()[0]:.2f}"
 
 
 @contextmanager

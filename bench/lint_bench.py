@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 
 from corpus import write_corpus
-from harness import best_of, best_of_each, build_kind, one_core
+from harness import best_of, best_of_each, load_note, one_core
 
 from lobsterlang import ir
 from lobsterlang.compile import compile_workflow
@@ -73,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
         figures = list(best.items())
         if binary():
             figures.insert(1, ("lobster lint with shellcheck (one batched run)", best_of(1, lambda: lint_all(sources, Config()))))
-    print(f"{args.files} files x {args.steps} steps, one CPU, best of {args.passes} (the three take turns in each pass); lobsterlang: {build_kind()}")
+    print(f"{args.files} files x {args.steps} steps, one CPU, best of {args.passes} (the three take turns in each pass); {load_note()}")
     print("| what | throughput | per file |\n| --- | --- | --- |")
     for label, seconds in figures:
         print(row(label, seconds, args.files))

@@ -15,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from harness import build_kind, lobster_command
+from harness import load_note, lobster_command
 
 
 def write_flow(folder: Path, refs: int) -> Path:
@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--refs", type=int, nargs="+", default=[5000, 20000])
     args = parser.parse_args(argv)
-    print(f"lobsterlang: {build_kind()}")
+    print(load_note())
     print(f"{'refs':>7} {'line':>9} {'format':>6} {'output':>13} {'wall':>8} {'peak RSS':>10}")
     with tempfile.TemporaryDirectory(prefix="lint-output-") as folder:
         for refs in args.refs:

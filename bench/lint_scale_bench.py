@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from corpus import write_corpus
-from harness import best_of_each, build_kind, lobster_command
+from harness import best_of_each, load_note, lobster_command
 
 from lobsterlang.cpus import usable_cpus
 from lobsterlang.lint.rules.shellcheck import binary
@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
         best = best_of_each(args.passes, works)
     yaml = best["yamllint -d default (same files)"]
     print(f"{args.files} files x {args.steps} steps, wall time, {usable_cpus()} CPUs, best of {args.passes} "
-          f"(taking turns in each pass); lobsterlang: {build_kind()}")
+          f"(taking turns in each pass); {load_note()}")
     print("| what | wall time | / yamllint |\n| --- | --- | --- |")
     for label, seconds in best.items():
         print(f"| {label} | {seconds:.2f} s | {seconds / yaml:.3f}x |")

@@ -28,7 +28,7 @@ from pygls.lsp.client import LanguageClient
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from corpus import workflow, write_corpus
-from harness import build_kind, lobster_command
+from harness import load_note, lobster_command
 
 from lsp.server import DEBOUNCE_SECONDS
 
@@ -172,7 +172,7 @@ async def main(files: int, steps: int, edits: int) -> None:
             rename_ms, changed, rss = await workspace(editor, root, paths)
         finally:
             await editor.stop()
-    print(f"lobsterlang: {build_kind()}; {steps}-step file, {edits} edits; workspace of {files} files; debounce {DEBOUNCE_SECONDS * 1000:.0f} ms")
+    print(f"{load_note()}; {steps}-step file, {edits} edits; workspace of {files} files; debounce {DEBOUNCE_SECONDS * 1000:.0f} ms")
     for name, values in figures.items():
         print(summary(name, values))
     print(f"{'rename over the workspace':28} {rename_ms:7.1f} ms   ({changed} files changed)")

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import corpus
-from harness import best_of, build_kind, lobster_command, one_core
+from harness import best_of, load_note, lobster_command, one_core
 
 from lobsterlang.compile import compile_workflow
 from lobsterlang.diagnostics import Diagnostic
@@ -180,12 +180,12 @@ def machine() -> dict[str, object]:
         cpu = models[0] if models else cpu
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return {"python": platform.python_version(), "platform": platform.platform(), "cpu": cpu, "cores": cores,
-            "lobster": " ".join(lobster_command()), "build": build_kind()}
+            "lobster": " ".join(lobster_command()), "load": load_note()}
 
 
 def machine_line() -> str:
     m = machine()
-    return f"lobsterlang benchmarks — Python {m['python']}, {m['platform']}, {m['cpu']}, {m['cores']} cores\nlobster: {m['lobster']} ({m['build']})\n"
+    return f"lobsterlang benchmarks — Python {m['python']}, {m['platform']}, {m['cpu']}, {m['cores']} cores\nlobster: {m['lobster']} ({m['load']})\n"
 
 
 def print_table(rows: list[Row]) -> None:

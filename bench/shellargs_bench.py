@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from harness import best_of, build_kind, lobster_command
+from harness import best_of, lobster_command
 
 WORKFLOWS = {
     "plain": 'run: echo "${x}"',
@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=21)
     parser.add_argument("--code", metavar="DIR", help="time the lobsterlang in DIR (put first on PYTHONPATH)")
     options = parser.parse_args(argv)
-    print(f"lobsterlang: {build_kind() if not options.code else options.code}; load average {os.getloadavg()[0]:.1f}")
+    print(f"lobsterlang: {options.code or 'this checkout'}; load average {os.getloadavg()[0]:.1f}")
     print(f"{'lobster run':<24} {'median':>8} {'min':>8}")
     for name, samples in cold(options.runs, options.code).items():
         print(f"{name:<24} {statistics.median(samples) * 1000:>6.0f}ms {min(samples) * 1000:>6.0f}ms")

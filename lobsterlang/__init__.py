@@ -20,7 +20,6 @@ __all__ = [
     "__version__",
     "compile_pipeline",
     "compile_workflow",
-    "compiled",
     "emit",
     "from_json",
     "to_json",
@@ -47,14 +46,6 @@ if TYPE_CHECKING:
     from lobsterlang.fmt import emit
     from lobsterlang.ir_codec import from_json, to_json
     from lobsterlang.span import Span
-
-
-def compiled() -> bool:
-    """Whether the parser, compiler and linter run as C extensions (a wheel built with LOBSTERLANG_MYPYC=1)."""
-    from importlib.util import find_spec
-
-    spec = find_spec("lobsterlang.syntax.pipeline")
-    return spec is not None and spec.origin is not None and not spec.origin.endswith(".py")
 
 
 def __getattr__(name: str) -> Any:

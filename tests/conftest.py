@@ -40,20 +40,16 @@ def pytest_sessionstart() -> None:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Run the editor tests near the end and the compiled-build test last, so that the editors (installed in the
-    background) and the wheel (built in the background) are ready by then."""
-    from compiled_wheel import TEST
+    """Run the editor tests near the end, so that the editors (installed in the background) are ready by then."""
     from editor_setup import FOLDER
 
-    items.sort(key=lambda item: 2 if item.nodeid.endswith(TEST) else 1 if item.nodeid.startswith(FOLDER) else 0)
+    items.sort(key=lambda item: 1 if item.nodeid.startswith(FOLDER) else 0)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    from compiled_wheel import start_if_selected
     from editor_setup import start_installs_if_selected
 
     if not session.config.option.collectonly:
-        start_if_selected([item.nodeid for item in session.items])
         debian = start_installs_if_selected([item.nodeid for item in session.items])
         if debian:
             _FIRST_RUN.append("apt-get install " + " ".join(debian))
@@ -66,9 +62,3 @@ def _say_first_run(config: pytest.Config) -> None:
     if _FIRST_RUN and reporter is not None:
         reporter.write_line("First run in this clone or on this machine: installing in the background, while the other "
                             "tests run (the tests that need them wait): " + "; ".join(_FIRST_RUN) + ".")
-
-
-def pytest_sessionfinish() -> None:
-    from compiled_wheel import discard
-
-    discard()

@@ -19,4 +19,4 @@ def test_benchmark_runs(args: list[str]) -> None:
     proc = subprocess.run([sys.executable, str(ROOT / "bench" / args[0]), *args[1:]], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "files/s" in proc.stdout
-    assert "pure Python" in proc.stdout or "mypyc-compiled" in proc.stdout, "a figure must say which build it timed"
+    assert "load average" in proc.stdout, "figures from the shared machines come with its load"

@@ -197,3 +197,33 @@ def test_a_parallel_step_with_a_retry_policy_reruns_only_its_unrecorded_branch_w
     done = lobster(env, "resume", "--run", run_id)
     assert done["ok"], done
     assert ledger(env) == Counter({"a": 1, "b": 1, "c": 2, "after": 1})
+
+
+@pytest.mark.skipif(not hasattr(os, "fdatasync") or not os.path.isdir("/proc/self/fd"), reason="needs fdatasync and /proc")
+def test_each_step_costs_one_sync_of_the_journal_made_before_its_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The previous step's `done` and this step's `started` reach the disk in one `fdatasync` (issue 33), before
+    the command runs: what each sync covered is read back from the file at that moment."""
+    from lobsterlang.cli import main
+
+    synced: list[list[str]] = []
+    real_sync = os.fdatasync
+
+    def record(fd: int) -> None:
+        path = Path(os.readlink(f"/proc/self/fd/{fd}"))
+        real_sync(fd)
+        if path.suffix == ".jsonl":
+            synced.append([json.loads(line)["event"] for line in path.read_text().splitlines()])
+
+    monkeypatch.setattr(os, "fdatasync", record)
+    monkeypatch.setenv("LOBSTER_STATE_DIR", str(tmp_path / "state"))
+    path = tmp_path / "three.lobster"
+    path.write_text("steps:\n" + "".join(f"  - id: s{i}\n    run: \"true\"\n" for i in range(3)), encoding="utf-8")
+    assert main(["run", "--mode", "tool", "--file", str(path)]) == 0, capsys.readouterr()
+    assert synced == [
+        ["start"],
+        ["start", "started"],
+        ["start", "started", "done", "started"],
+        ["start", "started", "done", "started", "done", "started"],
+    ]

@@ -8,6 +8,7 @@ import re
 import secrets
 import shutil
 import subprocess
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ import pytest
 
 from lobsterlang.cli import main
 from lobsterlang.interpret.outputcap import OutputCap
-from lobsterlang.interpret.process import CappedReader, OutputTooLarge
+from lobsterlang.interpret.process import Cancellation, CappedReader, OutputTooLarge, run_to_end
 from lobsterlang.interpret.toolcall import call_tool
 
 pytestmark = pytest.mark.skipif(not os.path.isdir("/proc") or shutil.which("setsid") is None, reason="needs /proc and setsid")
@@ -180,3 +181,36 @@ def test_max_output_bytes_flag_takes_any_positive_integer(tmp_path: Path, monkey
     assert main(["run", "--mode", "tool", "--max-output-bytes", "100", "exec --shell 'seq 1 1000'"]) == 1
     message = json.loads(capsys.readouterr().out)["error"]["message"]
     assert overflow(message, "stdout", "--max-output-bytes", 100, len("".join(f"{n}\n" for n in range(1, 1001)))), message
+
+
+def _run_capped(script: str, cap: int) -> tuple[int, str, str]:
+    return run_to_end(Cancellation(), ["/bin/sh", "-c", script], dict(os.environ), os.getcwd(), OutputCap(cap))
+
+
+def test_a_command_s_two_pipes_are_read_without_a_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Starting and joining a reader thread cost every step a wake-up (issue 33): both pipes are polled in the
+    calling thread; a thread writes stdin only when there is some."""
+
+    def no_thread(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("a step's output must be read without starting a thread")
+
+    monkeypatch.setattr(threading, "Thread", no_thread)
+    assert _run_capped("echo out; echo err >&2; echo more", 1024) == (0, "out\nmore\n", "err\n")
+
+
+def test_a_stream_past_its_cap_is_counted_while_the_other_is_still_read() -> None:
+    """stdout goes over the cap; stderr (under it) must still be drained, or the child would block on it and
+    the count of stdout would stop short."""
+    script = "head -c 200000 /dev/zero; head -c 100000 /dev/zero >&2; head -c 100000 /dev/zero"
+    with pytest.raises(OutputTooLarge) as caught:
+        _run_capped(script, 150000)
+    assert caught.value.stream == "stdout"
+    assert "the command wrote 300000 bytes" in caught.value.message
+
+
+def test_a_stream_that_goes_quiet_past_its_cap_is_stopped() -> None:
+    marker = unique_sleep()
+    with pytest.raises(OutputTooLarge) as caught:
+        _run_capped(f"head -c 5000 /dev/zero; exec sleep {marker}", 1024)
+    assert "the command was still writing after 5000 bytes and was stopped" in caught.value.message
+    assert wait_gone(marker) == []

@@ -14,15 +14,23 @@ import pytest
 from helpers import EXAMPLES, ROOT
 
 
+def test_there_is_one_build() -> None:
+    """No build hook turns the wheel into something else (the opt-in mypyc build was retired, issue 33): what
+    the tests run is what users install."""
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert "[tool.hatch.build.targets.wheel.hooks" not in pyproject
+    assert "[tool.hatch.build.hooks" not in pyproject
+
+
 @pytest.mark.slow
 def test_wheel_installs_and_compiles(tmp_path: Path) -> None:
     wheels = tmp_path / "wheels"
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels), str(ROOT)],
-        check=True, capture_output=True, text=True, env={k: v for k, v in os.environ.items() if k != "LOBSTERLANG_MYPYC"},
+        check=True, capture_output=True, text=True,
     )
     (wheel,) = wheels.glob("lobsterlang-*.whl")
-    assert wheel.name.endswith("-py3-none-any.whl"), "without LOBSTERLANG_MYPYC the wheel is pure Python"
+    assert wheel.name.endswith("-py3-none-any.whl"), "the wheel is pure Python"
     _assert_wheel_carries_license_and_types(wheel)
     assert {"lsp/__init__.py", "lsp/server.py"} <= set(zipfile.ZipFile(wheel).namelist()), "the language server ships in the wheel"
     env_dir = tmp_path / "venv"

@@ -42,7 +42,7 @@ def help_output(args: list[str]) -> str:
         code = main(args)
     if code != 0:
         raise RuntimeError(f"lobster {' '.join(args)} exited {code}")
-    return out.getvalue().replace(", mypyc-compiled", "")
+    return out.getvalue()
 
 
 def cli_reference() -> str:

@@ -8,7 +8,7 @@ import sys
 from lobsterlang import __version__
 
 HELP = """\
-lobster — the Lobster workflow language toolchain (lobsterlang {version}{build})
+lobster — the Lobster workflow language toolchain (lobsterlang {version})
 
 Usage:
   lobster compile FILE [-o OUT] [--format text|json]     print a workflow file's IR as JSON
@@ -82,10 +82,7 @@ def _print_help() -> None:
     from lobsterlang.commands.specs import COMMANDS
 
     names = ", ".join(sorted(spec.name for spec in COMMANDS))
-    from lobsterlang import compiled
-
-    build = ", mypyc-compiled" if compiled() else ""
-    sys.stdout.write(HELP.format(version=__version__, build=build, commands=textwrap.fill(names, 100, initial_indent="  ", subsequent_indent="  ")))
+    sys.stdout.write(HELP.format(version=__version__, commands=textwrap.fill(names, 100, initial_indent="  ", subsequent_indent="  ")))
 
 
 SUBCOMMANDS = frozenset(line.split()[1] for line in HELP.splitlines() if line.startswith("  lobster "))

@@ -198,6 +198,21 @@ class CappedReader:
         self.size, self.complete = count_rest(fd, self.size, self.cap.measure_limit)
         kill_now(self.proc)
 
+    def count_on(self, chunk: bytes, *, ended: bool = True) -> bool:
+        """Past the cap: count `chunk` (empty: the stream `ended`, or nothing read yet); False once counting is over,
+        as `count_rest` ends it, and then the child's tree is killed."""
+        assert self.cap is not None
+        self.size += len(chunk)
+        if (chunk or not ended) and self.size < self.cap.measure_limit:
+            return True
+        self.stop_counting(complete=not chunk and ended)
+        return False
+
+    def stop_counting(self, *, complete: bool) -> None:
+        """Counting past the cap is over (`complete`: the stream ended): kill the child's tree."""
+        self.complete = complete
+        kill_now(self.proc)
+
     def read_all(self, fd: int) -> None:
         """Read `fd` to its end (or until the cap was passed)."""
         for chunk in iter(lambda: os.read(fd, 65536), b""):
@@ -238,22 +253,69 @@ def run_to_end(
 
 
 def _read_both(proc: subprocess.Popen[bytes], cap: OutputCap | None, stdin: bytes | None) -> tuple[bytes, bytes]:
-    """Both pipes read to the end (stderr and stdin in threads); past the cap on either, the tree is killed."""
+    """Both pipes read to the end in this thread (stdin written in another); past the cap on either, the tree is killed."""
     assert proc.stdout is not None and proc.stderr is not None
     out, err = CappedReader(proc, "stdout", cap), CappedReader(proc, "stderr", cap)
-    threads = [threading.Thread(target=err.read_all, args=(proc.stderr.fileno(),), daemon=True)]
-    if stdin is not None:
-        threads.append(threading.Thread(target=write_stdin, args=(proc, stdin), daemon=True))
-    for thread in threads:
-        thread.start()
-    out.read_all(proc.stdout.fileno())
-    for thread in threads:
-        thread.join()
+    writer = threading.Thread(target=write_stdin, args=(proc, stdin), daemon=True) if stdin is not None else None
+    if writer is not None:
+        writer.start()
+    read_pipes({proc.stdout.fileno(): out, proc.stderr.fileno(): err})
+    if writer is not None:
+        writer.join()
     proc.stdout.close()
     proc.stderr.close()
     out.check()
     err.check()
     return out.data, err.data
+
+
+def read_pipes(pipes: dict[int, CappedReader]) -> None:
+    """Read a child's pipes to their ends in this thread, each as its data comes (no thread per pipe: a step
+    costs no thread start and join). A pipe past its cap is counted on while the others are still read, as
+    `give_up` counts: until it ends, reaches the cap's measuring limit or writes nothing for QUIET_S; then
+    the child's tree is killed."""
+    poller = select.poll()
+    for fd in pipes:
+        poller.register(fd, select.POLLIN)
+    left = dict(pipes)
+    counting: dict[int, float] = {}
+    """The pipes past their cap, and when each last wrote."""
+
+    def close(fd: int) -> None:
+        poller.unregister(fd)
+        del left[fd]
+        counting.pop(fd, None)
+
+    while left:
+        ready = poller.poll(_quiet_ms(counting))
+        now = time.monotonic()
+        for fd, _ in ready:
+            if not _read_once(fd, left[fd], counting, now):
+                close(fd)
+        for fd in [fd for fd, last in counting.items() if now - last >= QUIET_S]:
+            left[fd].stop_counting(complete=False)
+            close(fd)
+
+
+def _quiet_ms(counting: dict[int, float]) -> int | None:
+    """How long `poll` may wait: for ever, unless a pipe past its cap may go quiet for QUIET_S before then."""
+    if not counting:
+        return None
+    return max(0, int((min(counting.values()) + QUIET_S - time.monotonic()) * 1000) + 1)
+
+
+def _read_once(fd: int, reader: CappedReader, counting: dict[int, float], now: float) -> bool:
+    """One read of a ready pipe; False once the pipe is done with (its end, or counting past its cap is over)."""
+    chunk = os.read(fd, 65536)
+    if fd in counting:
+        counting[fd] = now
+        return reader.count_on(chunk)
+    if not chunk:
+        return False
+    if reader.take(chunk):
+        return True
+    counting[fd] = now
+    return reader.count_on(b"", ended=False)
 
 
 def write_stdin(proc: subprocess.Popen[bytes], payload: bytes) -> None:

@@ -23,7 +23,7 @@ def compose_json(text: str, index: LineIndex) -> tuple[yaml.Node | None, list[Di
         return None, [Diagnostic("E004", Severity.ERROR, "JSON syntax error: unexpected byte order mark", index.span(0, 1), hint=hint)]
     try:
         json.loads(text, parse_constant=_refuse_constant, parse_int=_check_digits)
-    except _TooManyDigits as too_long:  # its own name: mypyc types a handler's variable once
+    except _TooManyDigits as too_long:
         return None, [_too_many_digits(text, index, too_long.word)]
     except _NonStandardNumber as refused:
         found = re.search(rf"(?<![\w\"]){re.escape(refused.word)}(?![\w\"])", text)

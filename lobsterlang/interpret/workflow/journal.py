@@ -1,9 +1,9 @@
-"""The run journal: one append-only JSON-lines file per run, fsynced before every step starts.
+"""The run journal: one append-only JSON-lines file per run, synced to disk before every step starts.
 
 Events: `start` (file, args, IR), `started` (a step's command is about to run), `done` (its
 records), `halted` (waiting at a gate, with the resume state key), `not_retried` (the step failed
 after dispatching a call, which may have taken effect, and its `retry:` did not run it again). A
-step's `done` is written together with the next step's `started` (one fsync per step), and at a
+step's `done` is written together with the next step's `started` (one sync to disk per step), and at a
 halt or a cancellation, so a completed step is always on disk before the next one starts. A step
 with `started` but no `done` is uncertain. Inside a `for_each` or `parallel` step, each branch (one
 sub-step of one item, or one parallel branch) writes `branch_started` before its command and
@@ -108,7 +108,7 @@ class EventJournal(Hooks):
     def step_done(self, index: int, step: ir.Step, results: dict[str, Record], last: str | None,
                   spend: Sequence[dict[str, Any]] = ()) -> None:
         """Queue the step's records; they are written with the next event, before anything else runs."""
-        records = {k: v for k, v in results.items() if k == step.id or _is_branch(step, k)}
+        records = _records_of(step, results)
         with self.lock:
             self.pending.append({"event": "done", "index": index, "step": step.id, "records": records, "last": last,
                                  **_cost(spend)})
@@ -162,7 +162,7 @@ def event_line(event: dict[str, Any]) -> str:
 
 
 class Journal(EventJournal):
-    """Appends a run's events to `<state dir>/runs/<run id>.jsonl`, each one fsynced."""
+    """Appends a run's events to `<state dir>/runs/<run id>.jsonl`, each write synced to disk (`sync_data`)."""
 
     def __init__(self, store: StateStore, run_id: str) -> None:
         super().__init__(run_id)
@@ -177,7 +177,7 @@ class Journal(EventJournal):
                 os.write(self._fd, b"\n")
 
     def flush(self) -> None:
-        """Write the queued events and fsync."""
+        """Write the queued events and sync them to disk."""
         with self.lock:
             if not self.pending:
                 return
@@ -186,7 +186,7 @@ class Journal(EventJournal):
             text = "".join(event_line(e) for e in self.pending)
             self.pending = []
             os.write(self._fd, text.encode("utf-8", "surrogatepass"))
-            os.fsync(self._fd)
+            sync_data(self._fd)
             self.written = True
 
     def close(self) -> None:
@@ -204,6 +204,12 @@ class Journal(EventJournal):
         self.close()
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()
+
+
+def sync_data(fd: int) -> None:
+    """Put what was written to `fd` on disk, with the size that reads it back (`fdatasync`: about a third cheaper
+    than `fsync` on ext4, which also writes the times; `fsync` where there is no `fdatasync`, as on macOS)."""
+    getattr(os, "fdatasync", os.fsync)(fd)
 
 
 def open_journal(store: StateStore, path: Path) -> int:
@@ -228,6 +234,14 @@ def ensure_private_dir(root: str) -> None:
 def _ends_torn(fd: int) -> bool:
     size = os.fstat(fd).st_size
     return size > 0 and os.pread(fd, 1, size - 1) != b"\n"
+
+
+def _records_of(step: ir.Step, results: dict[str, Record]) -> dict[str, Record]:
+    """The records a step's `done` carries: its own, and its branches' (in the order they were recorded). Only a
+    `parallel` step looks through the run's results: doing it for every step made a run quadratic in its steps."""
+    if isinstance(step.action, ir.Parallel):
+        return {k: v for k, v in results.items() if k == step.id or _is_branch(step, k)}
+    return {step.id: results[step.id]} if step.id in results else {}
 
 
 def _is_branch(step: ir.Step, key: str) -> bool:
