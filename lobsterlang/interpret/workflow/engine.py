@@ -84,6 +84,9 @@ class Hooks:
                     spend: Sequence[dict[str, Any]] = ()) -> None:
         """After one branch's record was made."""
 
+    def dispatched(self, index: int, step: ir.Step, call: str) -> None:
+        """Before a call of step `index` goes out (`openclaw.invoke`…): after it, the step is not retried on its own."""
+
 
 def stopped(cancel: Cancellation) -> bool:
     """Whether `cancel` (or one of its parents) was cancelled."""
@@ -269,7 +272,7 @@ class Runner:
     def attempt(self, step: ir.Step, env: dict[str, str], cwd: str, stdin: Any) -> tuple[Record, dict[str, Record]]:
         """One attempt under the step's timeout; a timeout becomes `Step '<id>' timed out after <n>ms`, a failure
         after a dispatch `Dispatched`."""
-        cancel = AttemptCancellation(self.frame.cancel)
+        cancel = AttemptCancellation(self.frame.cancel, lambda call: self.hooks.dispatched(self.index, step, call))
         timeout = step.timeout_ms if isinstance(step.timeout_ms, int) and not isinstance(step.timeout_ms, bool) else None
         with deadline(cancel, timeout):
             try:

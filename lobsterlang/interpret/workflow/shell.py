@@ -1,4 +1,5 @@
-"""Shell steps: `/bin/sh -lc` (or LOBSTER_SHELL, as `exec` picks it) in their own process group, output capped."""
+"""Shell steps: `/bin/sh -lc` (or LOBSTER_SHELL, as `exec` picks it) in their own process group, output capped; the
+programs they run report their dispatches to the attempt (`dispatchlink`)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from lobsterlang.interpret.confine import outside_message
+from lobsterlang.interpret.dispatchlink import DispatchListener
 from lobsterlang.interpret.outputcap import output_cap
 from lobsterlang.interpret.pipeline.commands.exec_cmd import shell_argv
 from lobsterlang.interpret.process import Cancellation, run_to_end
+from lobsterlang.interpret.workflow.attempt import AttemptCancellation
 from lobsterlang.interpret.workflow.errors import WorkflowError
 
 
@@ -42,7 +45,21 @@ def check_cwd(step_id: str, cwd: str, env: Mapping[str, str]) -> None:
 
 
 def run_shell(command: str, env: Mapping[str, str], cwd: str, stdin: bytes | None, cancel: Cancellation) -> ShellOutput:
-    """Run `command`; raise ShellFailed on a non-zero exit, OutputTooLarge past the cap, Cancelled when stopped."""
+    """Run `command`; raise ShellFailed on a non-zero exit, OutputTooLarge past the cap, Cancelled when stopped.
+    Under an attempt, a dispatch reported by a program the shell runs (`openclaw.invoke`…) is noted on it."""
+    if not isinstance(cancel, AttemptCancellation):
+        return _run_shell(command, env, cwd, stdin, cancel)
+    try:
+        link = DispatchListener(cancel.dispatched)
+    except OSError as exc:
+        raise ShellFailed(f"workflow command cannot be started: no dispatch link ({exc.strerror or exc})") from None
+    try:
+        return _run_shell(command, {**env, **link.env}, cwd, stdin, cancel)
+    finally:
+        link.close()
+
+
+def _run_shell(command: str, env: Mapping[str, str], cwd: str, stdin: bytes | None, cancel: Cancellation) -> ShellOutput:
     argv = shell_argv(command, env)
     try:
         returncode, stdout, stderr = run_to_end(cancel, argv, env, cwd, output_cap(env), stdin)
