@@ -36,7 +36,7 @@ def gateway(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     monkeypatch.setenv("LOBSTER_STATE_DIR", str(tmp_path / "state"))
     monkeypatch.setenv("BIN", str(BIN))
     server = gateway_fake.start()
-    server.url = f"http://127.0.0.1:{server.server_port}"
+    server.url = f"http://127.0.0.1:{server.server_port}"  # type: ignore[attr-defined]
     yield server
     server.shutdown()
 
