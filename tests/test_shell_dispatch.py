@@ -76,6 +76,17 @@ def test_a_run_step_whose_shell_called_the_gateway_is_not_retried(command: str, 
     assert row["notRetried"] == {"step": "post", "calls": [name]}
 
 
+def test_a_pipeline_step_whose_exec_ran_the_program_is_not_retried(gateway: Any, tmp_path: Path, capsys: Capture) -> None:
+    path = write_file(tmp_path, "w.lobster", f"""steps:
+  - id: post
+    pipeline: exec --shell '"$BIN/openclaw.invoke" --url {gateway.url} --tool message --action echo; exit 4'
+    retry: {{max: 3, delay_ms: 1}}
+""")
+    code, envelope, err = _run(path, capsys)
+    assert code == 1 and len(gateway.calls) == 1 and "[RETRY]" not in err
+    assert "(step post was not retried: it had called openclaw.invoke, which may have taken effect;" in envelope["error"]["message"]
+
+
 def test_a_run_step_that_failed_before_its_call_went_out_is_retried(gateway: Any, tmp_path: Path,
                                                                    capsys: Capture) -> None:
     path = _workflow(tmp_path, f'"$BIN/openclaw.invoke" --url {gateway.url} --action send || exit 3')

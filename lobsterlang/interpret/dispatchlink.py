@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import shutil
 import socket
 import tempfile
 import threading
@@ -45,7 +44,7 @@ class DispatchListener:
             self.server.listen()
         except OSError:
             self.server.close()
-            shutil.rmtree(self.folder, ignore_errors=True)
+            _remove(self.folder, self.path)
             raise
         self.thread = threading.Thread(target=self._serve, daemon=True)
         self.thread.start()
@@ -87,7 +86,7 @@ class DispatchListener:
             waker.connect(self.path)  # ends the blocked accept()
         self.thread.join()
         self.server.close()
-        shutil.rmtree(self.folder, ignore_errors=True)
+        _remove(self.folder, self.path)
 
 
 def _private_folder() -> str:
@@ -96,6 +95,13 @@ def _private_folder() -> str:
         return folder
     os.rmdir(folder)
     return tempfile.mkdtemp(prefix="lobster-dispatch-", dir="/tmp")
+
+
+def _remove(folder: str, path: str) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(path)
+    with contextlib.suppress(OSError):
+        os.rmdir(folder)
 
 
 def _read_line(conn: socket.socket) -> str | None:

@@ -4,7 +4,8 @@ programs they run report their dispatches to the attempt (`dispatchlink`)."""
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from lobsterlang.interpret.confine import outside_message
@@ -44,19 +45,28 @@ def check_cwd(step_id: str, cwd: str, env: Mapping[str, str]) -> None:
         raise ShellFailed(f"Workflow step {step_id} cwd {what}: {cwd}")
 
 
-def run_shell(command: str, env: Mapping[str, str], cwd: str, stdin: bytes | None, cancel: Cancellation) -> ShellOutput:
-    """Run `command`; raise ShellFailed on a non-zero exit, OutputTooLarge past the cap, Cancelled when stopped.
-    Under an attempt, a dispatch reported by a program the shell runs (`openclaw.invoke`…) is noted on it."""
+@contextmanager
+def dispatch_link(cancel: Cancellation | None) -> Iterator[dict[str, str]]:
+    """While the block runs, the programs started with the environment it yields (`openclaw.invoke`, `clawd.invoke`,
+    `lobster '<pipeline>'`) report their dispatches to the attempt `cancel` (no link outside one, or for None)."""
     if not isinstance(cancel, AttemptCancellation):
-        return _run_shell(command, env, cwd, stdin, cancel)
+        yield {}
+        return
     try:
         link = DispatchListener(cancel.dispatched)
     except OSError as exc:
         raise ShellFailed(f"workflow command cannot be started: no dispatch link ({exc.strerror or exc})") from None
     try:
-        return _run_shell(command, {**env, **link.env}, cwd, stdin, cancel)
+        yield link.env
     finally:
         link.close()
+
+
+def run_shell(command: str, env: Mapping[str, str], cwd: str, stdin: bytes | None, cancel: Cancellation) -> ShellOutput:
+    """Run `command`; raise ShellFailed on a non-zero exit, OutputTooLarge past the cap, Cancelled when stopped.
+    Under an attempt, a dispatch reported by a program the shell runs (`openclaw.invoke`…) is noted on it."""
+    with dispatch_link(cancel) as link_env:
+        return _run_shell(command, {**env, **link_env}, cwd, stdin, cancel)
 
 
 def _run_shell(command: str, env: Mapping[str, str], cwd: str, stdin: bytes | None, cancel: Cancellation) -> ShellOutput:
