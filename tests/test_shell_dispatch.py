@@ -157,3 +157,17 @@ def test_the_listener_acknowledges_names_only_while_open() -> None:
     with pytest.raises(CommandError, match="could not report"):
         report_dispatch("clawd.invoke", path)
     assert noted == ["openclaw.invoke"] and not Path(path).exists()
+
+
+def test_a_report_the_engine_could_not_record_is_not_answered() -> None:
+    """The journal cannot be written: the program is not told to go ahead."""
+
+    def unwritable(call: str) -> None:
+        raise OSError("journal gone")
+
+    link = DispatchListener(unwritable)
+    try:
+        with pytest.raises(CommandError, match="did not acknowledge"):
+            report_dispatch("openclaw.invoke", link.path)
+    finally:
+        link.close()

@@ -24,6 +24,8 @@ ACK = b"ok\n"
 MAX_LINE = 256
 """The longest report the engine reads: a command name and a newline."""
 COMMAND_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+SUPPORTED = hasattr(socket, "AF_UNIX")
+"""Unix sockets exist here (not on Windows builds of Python): without them no step gets a link."""
 SOCKET_PATH_MAX = 100
 """A Unix socket's path must stay below 108 bytes (104 on BSDs); a longer temporary folder falls back to /tmp."""
 
@@ -74,7 +76,10 @@ class DispatchListener:
             with self.lock:
                 if self.closed:
                     return
-                self.report(name)
+                try:
+                    self.report(name)
+                except Exception:  # not noted (its journal cannot be written): unanswered, the call is not sent
+                    return
                 with contextlib.suppress(OSError):
                     conn.sendall(ACK)
 
@@ -125,11 +130,21 @@ def report_dispatch(command: str, path: str) -> None:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
             conn.connect(path)
             conn.sendall(command.encode("ascii") + b"\n")
-            answer = conn.recv(len(ACK))
+            answer = _read_answer(conn)
     except OSError as exc:
         raise _unreported(command, exc.strerror or str(exc)) from None
     if answer != ACK:
         raise _unreported(command, "the engine did not acknowledge it")
+
+
+def _read_answer(conn: socket.socket) -> bytes:
+    answer = b""
+    while len(answer) < len(ACK):
+        chunk = conn.recv(len(ACK) - len(answer))
+        if not chunk:
+            break
+        answer += chunk
+    return answer
 
 
 def _unreported(command: str, why: str) -> CommandError:

@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from lobsterlang.interpret.confine import outside_message
+from lobsterlang.interpret.dispatchlink import SUPPORTED as LINK_SUPPORTED
 from lobsterlang.interpret.dispatchlink import DispatchListener
 from lobsterlang.interpret.outputcap import output_cap
 from lobsterlang.interpret.pipeline.commands.exec_cmd import shell_argv
@@ -49,7 +50,7 @@ def check_cwd(step_id: str, cwd: str, env: Mapping[str, str]) -> None:
 def dispatch_link(cancel: Cancellation | None) -> Iterator[dict[str, str]]:
     """While the block runs, the programs started with the environment it yields (`openclaw.invoke`, `clawd.invoke`,
     `lobster '<pipeline>'`) report their dispatches to the attempt `cancel` (no link outside one, or for None)."""
-    if not isinstance(cancel, AttemptCancellation):
+    if not isinstance(cancel, AttemptCancellation) or not LINK_SUPPORTED:
         yield {}
         return
     try:
