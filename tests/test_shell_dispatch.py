@@ -17,7 +17,7 @@ from helpers import write_file
 
 from lobsterlang.cli import main
 from lobsterlang.cli.invoke_programs import run_program
-from lobsterlang.interpret.dispatchlink import ENV_NAME, DispatchListener, report_dispatch
+from lobsterlang.interpret.dispatchlink import ENV_NAME, TOKEN_NAME, DispatchListener, report_dispatch
 from lobsterlang.interpret.errors import CommandError
 
 Capture = pytest.CaptureFixture[str]
@@ -31,7 +31,7 @@ SEND = "--url {url} --tool message --action echo --args-json '{{\"to\":\"ops\"}}
 @pytest.fixture
 def gateway(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     """The stand-in gateway (its `calls`), a state directory of the test's own, and BIN for the workflow files."""
-    for name in ("OPENCLAW_URL", "CLAWD_URL", "OPENCLAW_TOKEN", "CLAWD_TOKEN", ENV_NAME):
+    for name in ("OPENCLAW_URL", "CLAWD_URL", "OPENCLAW_TOKEN", "CLAWD_TOKEN", ENV_NAME, TOKEN_NAME):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("LOBSTER_STATE_DIR", str(tmp_path / "state"))
     monkeypatch.setenv("BIN", str(BIN))
@@ -146,17 +146,22 @@ def test_a_program_that_cannot_reach_its_step_sends_nothing(gateway: Any, tmp_pa
     assert err.endswith("nothing was sent, so that a retry cannot send it twice\n")
 
 
-def test_the_listener_acknowledges_names_only_while_open() -> None:
-    noted: list[str] = []
-    link = DispatchListener(noted.append)
-    path = link.path
-    report_dispatch("openclaw.invoke", path)
+def test_the_listener_answers_the_attempts_registered_and_only_while_they_run() -> None:
+    link = DispatchListener()
+    first: list[str] = []
+    with link.attempt(first.append) as env:
+        path, token = env[ENV_NAME], env[TOKEN_NAME]
+        report_dispatch("openclaw.invoke", path, token)
+        with pytest.raises(CommandError, match="did not acknowledge"):
+            report_dispatch("no spaces allowed", path, token)
+        with pytest.raises(CommandError, match="did not acknowledge"):
+            report_dispatch("clawd.invoke", path, "another-attempt")
     with pytest.raises(CommandError, match="did not acknowledge"):
-        report_dispatch("no spaces allowed", path)
+        report_dispatch("clawd.invoke", path, token)
     link.close()
     with pytest.raises(CommandError, match="could not report"):
-        report_dispatch("clawd.invoke", path)
-    assert noted == ["openclaw.invoke"] and not Path(path).exists()
+        report_dispatch("clawd.invoke", path, token)
+    assert first == ["openclaw.invoke"] and not Path(path).exists()
 
 
 def test_a_report_the_engine_could_not_record_is_not_answered() -> None:
@@ -165,9 +170,9 @@ def test_a_report_the_engine_could_not_record_is_not_answered() -> None:
     def unwritable(call: str) -> None:
         raise OSError("journal gone")
 
-    link = DispatchListener(unwritable)
+    link = DispatchListener()
     try:
-        with pytest.raises(CommandError, match="did not acknowledge"):
-            report_dispatch("openclaw.invoke", link.path)
+        with link.attempt(unwritable) as env, pytest.raises(CommandError, match="did not acknowledge"):
+            report_dispatch("openclaw.invoke", env[ENV_NAME], env[TOKEN_NAME])
     finally:
         link.close()

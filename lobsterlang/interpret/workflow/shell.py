@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from lobsterlang.interpret.confine import outside_message
 from lobsterlang.interpret.dispatchlink import SUPPORTED as LINK_SUPPORTED
-from lobsterlang.interpret.dispatchlink import DispatchListener
+from lobsterlang.interpret.dispatchlink import process_listener
 from lobsterlang.interpret.outputcap import output_cap
 from lobsterlang.interpret.pipeline.commands.exec_cmd import shell_argv
 from lobsterlang.interpret.process import Cancellation, run_to_end
@@ -54,13 +54,11 @@ def dispatch_link(cancel: Cancellation | None) -> Iterator[dict[str, str]]:
         yield {}
         return
     try:
-        link = DispatchListener(cancel.dispatched)
+        listener = process_listener()
     except OSError as exc:
         raise ShellFailed(f"workflow command cannot be started: no dispatch link ({exc.strerror or exc})") from None
-    try:
-        yield link.env
-    finally:
-        link.close()
+    with listener.attempt(cancel.dispatched) as link_env:
+        yield link_env
 
 
 def run_shell(command: str, env: Mapping[str, str], cwd: str, stdin: bytes | None, cancel: Cancellation) -> ShellOutput:
