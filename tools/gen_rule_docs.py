@@ -33,8 +33,9 @@ WHY: dict[str, str] = {
     "L106": "An arg nobody reads is either dead configuration or a typo on the using side (`${repo}` vs "
     "`${repository}`). Uses counted: `${name}`, `LOBSTER_ARG_<NAME>` in any text, and any mention of "
     "`LOBSTER_ARGS_JSON` (which carries every arg).",
-    "L107": "The runtime sets only `LOBSTER_ARGS_JSON` and `LOBSTER_ARG_<NAME>` for declared args (plus the "
-    "configuration variables it reads, such as `LOBSTER_STATE_DIR`). Guessed names like "
+    "L107": "The runtime sets only `LOBSTER_ARGS_JSON` and `LOBSTER_ARG_<NAME>` for declared args, "
+    "`LOBSTER_IDEMPOTENCY_KEY` and the dispatch link `openclaw.invoke` reads (`LOBSTER_DISPATCH_SOCKET`, "
+    "`LOBSTER_DISPATCH_TOKEN`) in every step (plus the configuration variables it reads, such as `LOBSTER_STATE_DIR`). Guessed names like "
     "`LOBSTER_STEP_<id>_STDOUT` are simply empty. `LOBSTER_ARG_X` for an undeclared arg is empty too, and so is "
     "`LOBSTER_ARG_limit` (the name is upper-cased)",
     "L108": "A step's result holds `stdout`, `json` (the output parsed as JSON), `id`, and `skipped`, `error`, "
