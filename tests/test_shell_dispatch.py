@@ -87,6 +87,19 @@ def test_a_pipeline_step_whose_exec_ran_the_program_is_not_retried(gateway: Any,
     assert "(step post was not retried: it had called openclaw.invoke, which may have taken effect;" in envelope["error"]["message"]
 
 
+def test_a_workflow_run_by_a_step_s_shell_reports_its_calls_to_that_step(gateway: Any, tmp_path: Path,
+                                                                         capsys: Capture) -> None:
+    """`run: lobster run --file child.lobster`: the child's own step sends and fails; the outer step is not retried."""
+    child = write_file(tmp_path, "child.lobster", f"""steps:
+  - id: inner
+    pipeline: openclaw.invoke {SEND.format(url=gateway.url)} | exec --shell 'exit 7'
+""")
+    path = _workflow(tmp_path, f'"$BIN/lobster" run --mode tool --file {child} > /dev/null')
+    code, envelope, err = _run(path, capsys)
+    assert code == 1 and len(gateway.calls) == 1 and "[RETRY]" not in err
+    assert "(step post was not retried: it had called openclaw.invoke, which may have taken effect;" in envelope["error"]["message"]
+
+
 def test_a_run_step_that_failed_before_its_call_went_out_is_retried(gateway: Any, tmp_path: Path,
                                                                    capsys: Capture) -> None:
     path = _workflow(tmp_path, f'"$BIN/openclaw.invoke" --url {gateway.url} --action send || exit 3')

@@ -28,7 +28,8 @@ class AttemptCancellation(Cancellation):
         self.calls: list[str] = []
         """Commands this attempt dispatched (and may have had their effect): `openclaw.invoke`, `gog.gmail.send`…"""
         self.journal = journal
-        """Records a dispatch durably before the call goes out (a top-level step's: its run journal)."""
+        """Records a dispatch durably before the call goes out (a top-level step's: its run journal, and the step whose
+        shell started this run)."""
         if isinstance(parent, AttemptCancellation):
             parent.children.append(self)
 
