@@ -17,8 +17,9 @@ from helpers import write_file
 
 from lobsterlang.cli import main
 from lobsterlang.cli.invoke_programs import run_program
-from lobsterlang.interpret.dispatchlink import ENV_NAME, TOKEN_NAME, DispatchListener, report_dispatch
+from lobsterlang.interpret.dispatchlink import ENV_NAME, TOKEN_NAME, report_dispatch
 from lobsterlang.interpret.errors import CommandError
+from lobsterlang.interpret.workflow.dispatchlisten import DispatchListener
 
 Capture = pytest.CaptureFixture[str]
 BIN = Path(sys.executable).parent

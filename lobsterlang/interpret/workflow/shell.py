@@ -1,5 +1,5 @@
 """Shell steps: `/bin/sh -lc` (or LOBSTER_SHELL, as `exec` picks it) in their own process group, output capped; the
-programs they run report their dispatches to the attempt (`dispatchlink`)."""
+programs they run report their dispatches to the attempt (`dispatchlisten`)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from lobsterlang.interpret.confine import outside_message
-from lobsterlang.interpret.dispatchlink import SUPPORTED as LINK_SUPPORTED
-from lobsterlang.interpret.dispatchlink import process_listener
 from lobsterlang.interpret.outputcap import output_cap
 from lobsterlang.interpret.pipeline.commands.exec_cmd import shell_argv
 from lobsterlang.interpret.process import Cancellation, run_to_end
 from lobsterlang.interpret.workflow.attempt import AttemptCancellation
+from lobsterlang.interpret.workflow.dispatchlisten import SUPPORTED as LINK_SUPPORTED
+from lobsterlang.interpret.workflow.dispatchlisten import process_listener
 from lobsterlang.interpret.workflow.errors import WorkflowError
 
 
