@@ -101,6 +101,25 @@ def test_a_workflow_run_by_a_step_s_shell_reports_its_calls_to_that_step(gateway
     assert "(step post was not retried: it had called openclaw.invoke, which may have taken effect;" in envelope["error"]["message"]
 
 
+def test_a_program_that_outlives_its_step_sends_nothing(gateway: Any, tmp_path: Path, capsys: Capture) -> None:
+    """A background job of step `start` calls only once step `later` runs (two FIFOs order them, no sleeps): the
+    attempt it belonged to is over, nobody answers for it, and it sends nothing."""
+    path = write_file(tmp_path, "w.lobster", f"""steps:
+  - id: start
+    run: |
+      mkfifo "$LOBSTER_STATE_DIR-go" "$LOBSTER_STATE_DIR-done"
+      ( read go < "$LOBSTER_STATE_DIR-go"
+        "$BIN/openclaw.invoke" {SEND.format(url=gateway.url)} 2> "$LOBSTER_STATE_DIR-err"
+        echo "exit $?" > "$LOBSTER_STATE_DIR-done" ) > /dev/null 2>&1 &
+  - id: later
+    run: echo go > "$LOBSTER_STATE_DIR-go"; cat "$LOBSTER_STATE_DIR-done"
+""")
+    code, envelope, _ = _run(path, capsys)
+    assert code == 0 and envelope["output"] == ["exit 1\n"] and gateway.calls == []
+    error = (tmp_path / "state-err").read_text(encoding="utf-8")
+    assert "could not report its call to the workflow step that runs it" in error
+
+
 def test_a_run_step_that_failed_before_its_call_went_out_is_retried(gateway: Any, tmp_path: Path,
                                                                    capsys: Capture) -> None:
     path = _workflow(tmp_path, f'"$BIN/openclaw.invoke" --url {gateway.url} --action send || exit 3')
