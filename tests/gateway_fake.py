@@ -32,6 +32,7 @@ class Gateway(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         raw = self.rfile.read(int(self.headers.get("content-length") or 0))
         body = json.loads(raw or b"null")
+        self.server.calls.append(body)  # type: ignore[attr-defined]
         action = body.get("action") if isinstance(body, dict) else None
         if action == "echo":
             received = {"path": self.path, "authorization": self.headers.get("authorization"),
@@ -51,7 +52,9 @@ class Gateway(BaseHTTPRequestHandler):
 
 
 def start() -> ThreadingHTTPServer:
-    """A gateway on a free local port, serving from a daemon thread; `shutdown()` it when done."""
+    """A gateway on a free local port, serving from a daemon thread; `shutdown()` it when done. Its `calls` lists
+    the body of every call it received, in order."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), Gateway)
+    server.calls = []  # type: ignore[attr-defined]
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server

@@ -33,8 +33,9 @@ WHY: dict[str, str] = {
     "L106": "An arg nobody reads is either dead configuration or a typo on the using side (`${repo}` vs "
     "`${repository}`). Uses counted: `${name}`, `LOBSTER_ARG_<NAME>` in any text, and any mention of "
     "`LOBSTER_ARGS_JSON` (which carries every arg).",
-    "L107": "The runtime sets only `LOBSTER_ARGS_JSON` and `LOBSTER_ARG_<NAME>` for declared args (plus the "
-    "configuration variables it reads, such as `LOBSTER_STATE_DIR`). Guessed names like "
+    "L107": "The runtime sets only `LOBSTER_ARGS_JSON` and `LOBSTER_ARG_<NAME>` for declared args, "
+    "`LOBSTER_IDEMPOTENCY_KEY` and the dispatch link `openclaw.invoke` reads (`LOBSTER_DISPATCH_SOCKET`, "
+    "`LOBSTER_DISPATCH_TOKEN`) in every step (plus the configuration variables it reads, such as `LOBSTER_STATE_DIR`). Guessed names like "
     "`LOBSTER_STEP_<id>_STDOUT` are simply empty. `LOBSTER_ARG_X` for an undeclared arg is empty too, and so is "
     "`LOBSTER_ARG_limit` (the name is upper-cased)",
     "L108": "A step's result holds `stdout`, `json` (the output parsed as JSON), `id`, and `skipped`, `error`, "
@@ -162,6 +163,13 @@ WHY: dict[str, str] = {
     "L408": "Model output (`llm.invoke`, `llm_task.invoke`, `openclaw.agent`) is untrusted text: spliced into shell "
     "text it runs as code, and fed to a side-effecting step it acts in your name. Put an approval between — "
     "a human sees it first. The flow is followed through intermediate steps.",
+    "L409": "Once `openclaw.invoke`, `clawd.invoke`, `openclaw.agent` or `gog.gmail.send` has sent its call, the "
+    "runtime does not retry the step: the call may have taken effect, and repeating it could send the message "
+    "twice (lobsterlang also knows when a `run:` shell ran the installed `openclaw.invoke`/`clawd.invoke`; the "
+    "reference retries those, so with target `reference` such a step gets L404 instead). `retry` there only "
+    "covers failures before the call. To run the call again safely, make it idempotent (pass "
+    "`$LOBSTER_IDEMPOTENCY_KEY`, the same for every attempt of the step) and retry explicitly with "
+    "`lobster resume --run ID --retry-step`; to carry on without it, use `on_error: continue`.",
     "L501": "A for_each sub-step may reuse a top-level step id, and a loop variable may equal a step id. Inside the "
     "loop `$fetch` then means the sub-step (or the item), outside it the step — easy to misread, easy to break. "
     "A loop variable is reported only when the loop body says `$name`",

@@ -4,8 +4,9 @@ Usage: python tools/record_workflow_runs.py /path/to/reference/lobster [CASE ...
 
 Each case lists commands (`args`, optional `env`); `{file}` is the case's workflow file,
 `{token}` / `{id}` the resume token / approval id of the previous envelope. In `env` values,
-`{state}` is the case's state directory and `{adapter}` the URL of the stand-in LLM adapter and
-OpenClaw gateway (tests/llm_fake.py). The commands run in order, in tests/cases/workflow_runs/,
+`{state}` is the case's state directory, `{adapter}` the URL of the stand-in LLM adapter and
+OpenClaw gateway (tests/llm_fake.py) and `{bin}` the folder of the recorded CLI, where its package installed
+`openclaw.invoke` and `clawd.invoke` beside `lobster`. The commands run in order, in tests/cases/workflow_runs/,
 with a fresh LOBSTER_STATE_DIR. The exit code, stdout and stderr of each are stored under
 `expected` after normalising (see `normalise`).
 """
@@ -32,9 +33,9 @@ def substitute(arg: str, case_file: Path, last: dict[str, Any]) -> str:
     )
 
 
-def fill_env(env: dict[str, str], state: str, adapter: str) -> dict[str, str]:
-    """A command's `env` with `{state}` and `{adapter}` filled in."""
-    return {k: v.replace("{state}", state).replace("{adapter}", adapter) for k, v in env.items()}
+def fill_env(env: dict[str, str], state: str, adapter: str, bin_dir: str = "") -> dict[str, str]:
+    """A command's `env` with `{state}`, `{adapter}` and `{bin}` filled in."""
+    return {k: v.replace("{state}", state).replace("{adapter}", adapter).replace("{bin}", bin_dir) for k, v in env.items()}
 
 
 def gate_of(stdout: str) -> dict[str, Any]:
@@ -82,7 +83,8 @@ def run_case(case_path: Path, argv0: list[str], adapter: str = "") -> list[dict[
     last: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as state:
         for command in case["commands"]:
-            env = {**os.environ, "LOBSTER_STATE_DIR": state, **fill_env(command.get("env", {}), state, adapter)}
+            filled = fill_env(command.get("env", {}), state, adapter, os.path.dirname(argv0[0]))
+            env = {**os.environ, "LOBSTER_STATE_DIR": state, **filled}
             args = [substitute(a, workflow, last) for a in command["args"]]
             proc = subprocess.run([*argv0, *args], cwd=CASES, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL)
             last = gate_of(proc.stdout) or last

@@ -26,6 +26,9 @@ Environment:
   OPENCLAW_URL, else CLAWD_URL      the gateway, when --url is not given
   OPENCLAW_TOKEN, else CLAWD_TOKEN  the bearer token when --token is not given; sent only to a local
                                     gateway (localhost, 127.0.0.1, ::1)
+  LOBSTER_DISPATCH_SOCKET,          set by a workflow step for its shell: the call is reported to the step
+  LOBSTER_DISPATCH_TOKEN            before it is sent (so `retry:` does not send it again); when the step
+                                    does not answer, nothing is sent
 
 Exit codes: 0 ok, 1 the call failed (the reason is on stderr), 2 a usage error.
 """

@@ -7,7 +7,7 @@ from functools import lru_cache
 
 from lobsterlang import ir
 from lobsterlang.commands.specs import BY_NAME
-from lobsterlang.lint.shellverbs import command_effect, may_act
+from lobsterlang.lint.shellverbs import command_effect, may_act, unwrapped
 from lobsterlang.lint.walk import Unit
 from lobsterlang.syntax.shellparse import Script, parse
 
@@ -130,6 +130,49 @@ def stage_side_effect(stage: ir.Stage) -> str | None:
     if name in _INVOKERS:
         action = flag_value(stage, "action") or ""
         return f"{name} --action {action}" if _verb_match(action) else None
+    return None
+
+
+DISPATCH_COMMANDS = frozenset({"openclaw.invoke", "clawd.invoke", "openclaw.agent", "gog.gmail.send"})
+"""Pipeline commands whose call the workflow engine notes as it goes out: after it, `retry:` does not run the step
+again (the runtime's `ctx.dispatching`)."""
+DISPATCH_PROGRAMS = frozenset({"openclaw.invoke", "clawd.invoke"})
+"""The installed programs that report their call to the workflow step whose shell runs them (lobsterlang only)."""
+
+
+def pipeline_dispatch(unit: Unit) -> str | None:
+    """The first command of a unit's pipeline that dispatches a call (`gog.gmail.send --dry-run` sends nothing)."""
+    action = unit.action
+    if type(action) is not ir.PipelineRun or action.pipeline is None:
+        return None
+    for stage in action.pipeline.stages:
+        name = stage.name.value
+        if name in DISPATCH_COMMANDS and not (name == "gog.gmail.send" and flag_value(stage, "dry-run", "dryRun")):
+            return name
+    return None
+
+
+def shell_dispatch(unit: Unit) -> str | None:
+    """The first installed dispatching program (`openclaw.invoke`, `clawd.invoke`) a unit's `run:` or `exec` runs."""
+    action = unit.action
+    if type(action) is ir.ShellRun:
+        return _program_dispatch(action.command.text)
+    if type(action) is ir.PipelineRun and action.pipeline is not None:
+        for stage in action.pipeline.stages:
+            found = _program_dispatch(exec_text(stage)) if stage.name.value == "exec" else None
+            if found:
+                return found
+    return None
+
+
+@lru_cache(maxsize=4096)
+def _program_dispatch(text: str) -> str | None:
+    if not any(program in text for program in DISPATCH_PROGRAMS):
+        return None
+    for command in parse(text).commands:
+        program = unwrapped(command).program.rsplit("/", 1)[-1]
+        if program in DISPATCH_PROGRAMS:
+            return program
     return None
 
 

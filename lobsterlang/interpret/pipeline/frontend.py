@@ -7,6 +7,7 @@ import sys
 from collections.abc import Mapping
 from typing import TextIO
 
+from lobsterlang.interpret.dispatchlink import dispatch_reporter
 from lobsterlang.interpret.envelope import Envelope, dump, error_envelope
 from lobsterlang.interpret.errors import LobsterRunError
 from lobsterlang.interpret.pipeline.runtime import Mode, PipelineResult, RunContext, describe_plan, lookup, run_pipeline
@@ -18,8 +19,10 @@ from lobsterlang.terminal import visible
 
 
 def make_context(mode: Mode, env: Mapping[str, str] | None = None, cwd: str | None = None) -> RunContext:
+    """A pipeline run from the CLI; under a workflow step's shell, its dispatches are reported to that step."""
     env = dict(os.environ if env is None else env)
-    return RunContext(env=env, cwd=cwd or os.getcwd(), mode=mode, store=store_from_env(env))
+    return RunContext(env=env, cwd=cwd or os.getcwd(), mode=mode, store=store_from_env(env),
+                      on_dispatch=dispatch_reporter(env))
 
 
 def run_pipeline_text(text: str, mode: str, *, dry_run: bool = False, out: TextIO | None = None, err: TextIO | None = None) -> int:

@@ -17,7 +17,7 @@ TIMEOUT_REASON = "timeout"
 class AttemptCancellation(Cancellation):
     """A child of the run's cancellation: spawns through the parent, and can be stopped on its own."""
 
-    def __init__(self, parent: Cancellation) -> None:
+    def __init__(self, parent: Cancellation, record: Callable[[str], None] | None = None) -> None:
         super().__init__()
         self.parent = parent
         self.procs: set[subprocess.Popen[bytes]] = set()
@@ -27,6 +27,9 @@ class AttemptCancellation(Cancellation):
         """Set when this attempt is cancelled: a pause waiting on it ends at once."""
         self.calls: list[str] = []
         """Commands this attempt dispatched (and may have had their effect): `openclaw.invoke`, `gog.gmail.send`…"""
+        self.record = record
+        """Records a dispatch durably before the call goes out (a top-level step's: its run journal, and the step whose
+        shell started this run)."""
         if isinstance(parent, AttemptCancellation):
             parent.children.append(self)
 
@@ -39,11 +42,14 @@ class AttemptCancellation(Cancellation):
         return self.reason == TIMEOUT_REASON
 
     def dispatched(self, command: str) -> None:
-        """`command` is sending its call now; the attempts this one runs in (a parallel step's, a calling step's) too."""
+        """`command` is sending its call now; the attempts this one runs in (a parallel step's, a calling step's) too.
+        When `record` cannot record it, it raises and the call does not go out."""
         with self.lock:
             self.calls.append(command)
         if isinstance(self.parent, AttemptCancellation):
             self.parent.dispatched(command)
+        if self.record is not None:
+            self.record(command)
 
     def settled(self, since: int) -> None:
         """The calls noted after the first `since` belong to work whose record is kept (a finished loop item, which

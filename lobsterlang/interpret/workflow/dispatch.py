@@ -7,9 +7,28 @@ stops is kept for `lobster runs` and `lobster resume --run ID --retry-step|--ski
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from lobsterlang import ir
+from lobsterlang.interpret.dispatchlink import dispatch_reporter
 from lobsterlang.interpret.errors import Cancelled, LobsterRunError
 from lobsterlang.interpret.workflow.attempt import AttemptCancellation
+from lobsterlang.interpret.workflow.context import Frame
 from lobsterlang.interpret.workflow.errors import Dispatched, NotRetried, Unrecoverable, WorkflowError
+
+
+def noting(journal: Callable[[int, ir.Step, str], None], index: int, step: ir.Step,
+           frame: Frame) -> Callable[[str], None]:
+    """What a step's attempt does with each call it dispatches, before the call goes out: a run started by a
+    workflow step's shell (its environment names a dispatch link) tells that step first, then its journal."""
+    outer = dispatch_reporter(frame.base_env) if not frame.key_path else None
+
+    def note(call: str) -> None:
+        if outer is not None:
+            outer(call)
+        journal(index, step, call)
+
+    return note
 
 
 def after_dispatch(exc: Exception, cancel: AttemptCancellation) -> Exception:

@@ -16,7 +16,7 @@ from lobsterlang.interpret.workflow.attempt import AttemptCancellation, deadline
 from lobsterlang.interpret.workflow.conditions import should_run
 from lobsterlang.interpret.workflow.context import Answer, Frame, Options
 from lobsterlang.interpret.workflow.cost import CostTracker, Held
-from lobsterlang.interpret.workflow.dispatch import after_dispatch, not_retried
+from lobsterlang.interpret.workflow.dispatch import after_dispatch, not_retried, noting
 from lobsterlang.interpret.workflow.env import apply_env
 from lobsterlang.interpret.workflow.errors import (
     Dispatched,
@@ -83,6 +83,9 @@ class Hooks:
     def branch_done(self, index: int, step: ir.Step, key: str, record: Record,
                     spend: Sequence[dict[str, Any]] = ()) -> None:
         """After one branch's record was made."""
+
+    def dispatched(self, index: int, step: ir.Step, call: str) -> None:
+        """Before a call of step `index` goes out (`openclaw.invoke`…): after it, the step is not retried on its own."""
 
 
 def stopped(cancel: Cancellation) -> bool:
@@ -269,7 +272,7 @@ class Runner:
     def attempt(self, step: ir.Step, env: dict[str, str], cwd: str, stdin: Any) -> tuple[Record, dict[str, Record]]:
         """One attempt under the step's timeout; a timeout becomes `Step '<id>' timed out after <n>ms`, a failure
         after a dispatch `Dispatched`."""
-        cancel = AttemptCancellation(self.frame.cancel)
+        cancel = AttemptCancellation(self.frame.cancel, noting(self.hooks.dispatched, self.index, step, self.frame))
         timeout = step.timeout_ms if isinstance(step.timeout_ms, int) and not isinstance(step.timeout_ms, bool) else None
         with deadline(cancel, timeout):
             try:

@@ -2,9 +2,10 @@
 
 Events: `start` (file, args, IR), `started` (a step's command is about to run), `done` (its
 records), `halted` (waiting at a gate, with the resume state key), `not_retried` (the step failed
-after dispatching a call, which may have taken effect, and its `retry:` did not run it again). A
-step's `done` is written together with the next step's `started` (one sync to disk per step), and at a
-halt or a cancellation, so a completed step is always on disk before the next one starts. A step
+after dispatching a call, which may have taken effect, and its `retry:` did not run it again),
+`dispatched` (a call of the step is about to go out: written before it does). A step's `done` is
+written together with the next step's `started` (one sync to disk per step), and at a halt or a
+cancellation, so a completed step is always on disk before the next one starts. A step
 with `started` but no `done` is uncertain. Inside a `for_each` or `parallel` step, each branch (one
 sub-step of one item, or one parallel branch) writes `branch_started` before its command and
 `branch_done` (its record) after it, so a resumed step runs only the branches that were not
@@ -134,6 +135,10 @@ class EventJournal(Hooks):
     def not_retried(self, index: int, step_id: str, calls: Sequence[str]) -> None:
         """The step that stopped the run failed after dispatching `calls`: `retry:` did not run it again."""
         self.append({"event": "not_retried", "index": index, "step": step_id, "calls": list(calls)})
+
+    def dispatched(self, index: int, step: ir.Step, call: str) -> None:
+        """Written (fsynced) before the call goes out: a run killed after it does not run the step again on its own."""
+        self.append({"event": "dispatched", "index": index, "step": step.id, "call": call})
 
     def halted(self, index: int, step: ir.Step, state_key: str, expires_at: str | None = None) -> None:
         self.append({"event": "halted", "index": index, "step": step.id, "stateKey": state_key, "expiresAt": expires_at})
@@ -274,6 +279,8 @@ class RunLog:
     """Branches of the uncertain step that started and did not record their end."""
     spend: list[dict[str, Any]] = field(default_factory=list)
     """The run's LLM spend as of the last event that carried it."""
+    dispatched: list[str] = field(default_factory=list)
+    """The calls the uncertain step's last attempt dispatched (which may have taken effect)."""
     not_retried: list[str] | None = None
     """The calls the uncertain step had dispatched when it failed and was not retried (None: it was not)."""
     answer: dict[str, Any] | None = None
@@ -294,6 +301,7 @@ EVENT_FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
     "branch_started": {"index": int, "step": str, "branch": str},
     "branch_done": {"index": int, "step": str, "branch": str, "record": dict},
     "not_retried": {"index": int, "step": str, "calls": list},
+    "dispatched": {"index": int, "step": str, "call": str},
 }
 """The fields each event kind must carry, with their types; other fields are free."""
 
@@ -358,7 +366,10 @@ def _apply(log: RunLog, event: dict[str, Any]) -> None:
         log.uncertain = (event["index"], event["step"])
         log.attempts += 1
         log.branch_journaled = bool(event.get("branches"))
-        log.not_retried = None
+        log.not_retried, log.dispatched = None, []
+    elif kind == "dispatched":
+        if log.uncertain == (event["index"], event["step"]):
+            log.dispatched.append(event["call"])
     elif kind in ("branch_started", "branch_done"):
         _apply_branch(log, event)
     elif kind == "done":

@@ -14,7 +14,7 @@ from lobsterlang.interpret.workflow.attempt import AttemptCancellation
 from lobsterlang.interpret.workflow.context import Answer, Options
 from lobsterlang.interpret.workflow.errors import InputRequested, Unrecoverable, WorkflowError
 from lobsterlang.interpret.workflow.refs import Record, make_record
-from lobsterlang.interpret.workflow.shell import is_posix_shell
+from lobsterlang.interpret.workflow.shell import dispatch_link, is_posix_shell
 from lobsterlang.interpret.workflow.stdin import stdin_items
 from lobsterlang.interpret.workflow.templates import Scope, render, render_raw, render_shell
 
@@ -40,10 +40,19 @@ def run_pipeline_step(
 ) -> Record:
     """Run the step's pipeline (after its input gate, with the `answer` given there; its LLM calls billed through
     `spend`); a command that requests input raises `InputRequested`, an approval inside it is an error the
-    workflow cannot recover from."""
+    workflow cannot recover from. The programs its `exec` stages run report their dispatches to the attempt."""
+    pipeline = resolve_pipeline(step_id, action, scope)
+    runs_programs = any(stage.name.value == "exec" for stage in pipeline.stages)
+    with dispatch_link(cancel if runs_programs else None) as link_env:
+        return _run(step_id, pipeline, scope, {**env, **link_env}, cwd, stdin, opts, cancel, answer, spend)
+
+
+def _run(
+    step_id: str, pipeline: ir.Pipeline, scope: Scope, env: Mapping[str, str], cwd: str,
+    stdin: Any, opts: Options, cancel: Cancellation, answer: Answer | None, spend: StepSpend | None,
+) -> Record:
     from lobsterlang.interpret.pipeline.runtime import RunContext, run_pipeline
 
-    pipeline = resolve_pipeline(step_id, action, scope)
     ctx = RunContext(
         env=dict(env), cwd=cwd, mode="tool" if opts.mode == "tool" else "human", store=opts.store,
         cancel=cancel, render_word=lambda word: word_text(word, scope), interactive=opts.interactive,

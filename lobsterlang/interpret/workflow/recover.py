@@ -127,7 +127,7 @@ def _start_index(log: RunLog, workflow: ir.Workflow, journal: EventJournal, retr
     in_flight = uncertain_branches(log, workflow.steps[index])
     if retry_step or (log.branch_journaled and not in_flight and not skip_step and not log.not_retried):
         return index  # a step whose branches are journaled, none in flight: only unrecorded branches run
-    if not skip_step and not log.not_retried and _retries_left(workflow.steps[index], log.attempts):
+    if not skip_step and not log.not_retried and not log.dispatched and _retries_left(workflow.steps[index], log.attempts):
         sys.stderr.write(f"note: step {step_id} was interrupted in attempt {log.attempts} of "
                          f"{policy(workflow.steps[index].retry).max}; its retry policy runs it again\n")
         return index
@@ -141,7 +141,7 @@ def _start_index(log: RunLog, workflow: ir.Workflow, journal: EventJournal, retr
             f"Run {log.run_id}: step {step_id} failed after calling {', '.join(log.not_retried)}, which may have taken "
             "effect, and was not retried; resume with --retry-step to run it again or --skip-step to skip it"
         )
-    spent = "" if workflow.steps[index].retry is None else f" (its retry policy's {log.attempts} attempts were all started)"
+    spent = _why_not_again(workflow.steps[index], log)
     if in_flight:
         recorded = f"; its {len(log.branches)} recorded branch(es) do not run again" if log.branches else ""
         raise WorkflowUsageError(
@@ -152,6 +152,13 @@ def _start_index(log: RunLog, workflow: ir.Workflow, journal: EventJournal, retr
         f"Run {log.run_id}: step {step_id} was started but not recorded as finished (uncertain){spent}; "
         "resume with --retry-step to run it again or --skip-step to skip it"
     )
+
+
+def _why_not_again(step: ir.Step, log: RunLog) -> str:
+    """Why the uncertain step's retry policy does not run it again (nothing to say when it has none)."""
+    if log.dispatched:
+        return f" after calling {', '.join(dict.fromkeys(log.dispatched))}, which may have taken effect"
+    return "" if step.retry is None else f" (its retry policy's {log.attempts} attempts were all started)"
 
 
 def _retries_left(step: ir.Step, attempts: int) -> bool:

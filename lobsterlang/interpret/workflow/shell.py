@@ -1,15 +1,20 @@
-"""Shell steps: `/bin/sh -lc` (or LOBSTER_SHELL, as `exec` picks it) in their own process group, output capped."""
+"""Shell steps: `/bin/sh -lc` (or LOBSTER_SHELL, as `exec` picks it) in their own process group, output capped; the
+programs they run report their dispatches to the attempt (`dispatchlisten`)."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from lobsterlang.interpret.confine import outside_message
 from lobsterlang.interpret.outputcap import output_cap
 from lobsterlang.interpret.pipeline.commands.exec_cmd import shell_argv
 from lobsterlang.interpret.process import Cancellation, run_to_end
+from lobsterlang.interpret.workflow.attempt import AttemptCancellation
+from lobsterlang.interpret.workflow.dispatchlisten import SUPPORTED as LINK_SUPPORTED
+from lobsterlang.interpret.workflow.dispatchlisten import process_listener
 from lobsterlang.interpret.workflow.errors import WorkflowError
 
 
@@ -41,8 +46,29 @@ def check_cwd(step_id: str, cwd: str, env: Mapping[str, str]) -> None:
         raise ShellFailed(f"Workflow step {step_id} cwd {what}: {cwd}")
 
 
+@contextmanager
+def dispatch_link(cancel: Cancellation | None) -> Iterator[dict[str, str]]:
+    """While the block runs, the programs started with the environment it yields (`openclaw.invoke`, `clawd.invoke`,
+    `lobster '<pipeline>'`) report their dispatches to the attempt `cancel` (no link outside one, or for None)."""
+    if not isinstance(cancel, AttemptCancellation) or not LINK_SUPPORTED:
+        yield {}
+        return
+    try:
+        listener = process_listener()
+    except OSError as exc:
+        raise ShellFailed(f"workflow command cannot be started: no dispatch link ({exc.strerror or exc})") from None
+    with listener.attempt(cancel.dispatched) as link_env:
+        yield link_env
+
+
 def run_shell(command: str, env: Mapping[str, str], cwd: str, stdin: bytes | None, cancel: Cancellation) -> ShellOutput:
-    """Run `command`; raise ShellFailed on a non-zero exit, OutputTooLarge past the cap, Cancelled when stopped."""
+    """Run `command`; raise ShellFailed on a non-zero exit, OutputTooLarge past the cap, Cancelled when stopped.
+    Under an attempt, a dispatch reported by a program the shell runs (`openclaw.invoke`…) is noted on it."""
+    with dispatch_link(cancel) as link_env:
+        return _run_shell(command, {**env, **link_env}, cwd, stdin, cancel)
+
+
+def _run_shell(command: str, env: Mapping[str, str], cwd: str, stdin: bytes | None, cancel: Cancellation) -> ShellOutput:
     argv = shell_argv(command, env)
     try:
         returncode, stdout, stderr = run_to_end(cancel, argv, env, cwd, output_cap(env), stdin)

@@ -15,7 +15,9 @@ from lobsterlang.lint.effects import (
     MODEL_COMMANDS,
     is_model_stage,
     is_model_unit,
+    pipeline_dispatch,
     reads_only,
+    shell_dispatch,
     shell_effect,
     stage_side_effect,
     temporary_args,
@@ -188,12 +190,43 @@ def _retries(retry: ir.Retry | None) -> bool:
 
 @rule("L404", "retry-side-effect", Severity.WARNING, "`retry` on a side-effecting step", per_step=True)
 def retry_side_effect(ctx: LintContext) -> Iterator[Diagnostic]:
+    dispatches = ctx.shared(retried_dispatches)
     for unit, why in ctx.side_effects.items():
         retry = unit.step.retry
-        if _retries(retry) and unit.kind != "substep":
+        if _retries(retry) and unit.kind != "substep" and dispatches.get(unit.index, "\0") not in why:  # L409's
             assert retry is not None
             yield ctx.diag("L404", retry.span, f"step `{unit.step.id}` is retried, but it {why}: a retry can repeat the effect",
                            "retry only the steps that read; make the effect idempotent or remove `retry`")
+
+
+def retried_dispatches(ctx: LintContext) -> dict[int, str]:
+    """The retried top-level steps (by index) with the first call of theirs that the runtime notes as dispatched:
+    a pipeline's dispatching command, or (target lobsterlang) an installed program their shell runs."""
+    found: dict[int, str] = {}
+    for unit in ctx.units:
+        if unit.index in found or not _retries(unit.step.retry):
+            continue
+        call = pipeline_dispatch(unit) or (shell_dispatch(unit) if ctx.target == "lobsterlang" else None)
+        if call:
+            found[unit.index] = call
+    return found
+
+
+@rule("L409", "retry-after-dispatch", Severity.WARNING,
+      "`retry` on a step that dispatches a call (`openclaw.invoke`, `gog.gmail.send`…), which it does not repeat", per_step=True)
+def retry_after_dispatch(ctx: LintContext) -> Iterator[Diagnostic]:
+    for index, call in ctx.shared(retried_dispatches).items():
+        step = ctx.workflow.steps[index] if ctx.workflow else None
+        if step is None or step.retry is None:
+            continue
+        yield ctx.diag(
+            "L409", step.retry.span,
+            f"step `{step.id}` is retried, but it calls `{call}`: once that call went out the step is not retried "
+            "(it may have taken effect), so `retry` covers only failures before it",
+            "a dispatched call is never repeated on its own (the dispatch guarantee): make it safe to repeat with an "
+            "idempotency key (`$LOBSTER_IDEMPOTENCY_KEY`) and run it again with `lobster resume --run ID --retry-step`, "
+            "or handle its failure with `on_error: continue`",
+        )
 
 
 def shown_steps(gate: Unit) -> set[str]:
