@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import EXAMPLES, ROOT
+from helpers import ROOT, example_files
 
 from lobsterlang.lint import Config, Source, all_rules, lint_source
 from lobsterlang.lint.rules.shellcheck import binary
@@ -71,7 +71,7 @@ def test_rule_codes_and_names_are_unique_and_well_formed() -> None:
         assert rule.name == rule.name.lower() and " " not in rule.name
 
 
-CLEAN_FILES = sorted([*CLEAN.glob("*.lobster*"), *(p for p in EXAMPLES.rglob("*") if p.suffix in (".lobster", ".json"))])
+CLEAN_FILES = sorted([*CLEAN.glob("*.lobster*"), *(p for p in example_files() if p.suffix in (".lobster", ".json"))])
 
 
 def test_there_are_at_least_thirty_clean_workflows() -> None:
