@@ -29,8 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from corpus import workflow, write_corpus
 from harness import load_note, lobster_command
-
-from lsp.server import DEBOUNCE_SECONDS
+from lobsterlang_lsp.server import DEBOUNCE_SECONDS
 
 CHILD = "args:\n  target:\n    default: main\nsteps:\n  - id: show\n    run: echo \"$LOBSTER_ARG_TARGET\"\n"
 CALL = "  - id: call_child\n    workflow: child.lobster\n    workflow_args:\n      target: ${%s}\n"

@@ -1,10 +1,11 @@
-"""The two npm folders the tests use (the VS Code extension, the Mermaid checker), installed once per clone.
+"""The npm folder the tests use, the VS Code extension's, installed once per clone: its `mermaid` also serves the
+graph tests (tests/mermaid_check.py), so Mermaid is installed once.
 
 `npm ci` takes 20-80 s on a fresh clone (measured on a loaded 2-core machine: 32 s and 19 s with an empty npm cache,
-43 s and 14 s with a full one). The session starts both installs in the background (conftest.py), so they overlap
-with the Python tests, and says so first; each folder's fixture calls `install` too, which waits on the same lock and
-finds the work done (or does it, when the background one failed). `--prefer-offline` takes what npm's cache holds
-without asking the registry again (a second clone on the same machine).
+43 s and 14 s with a full one, when the tests also installed Mermaid on its own). The session starts the install in the
+background (conftest.py), so it overlaps with the Python tests, and says so first; each fixture that needs it calls
+`install` too, which waits on the same lock and finds the work done (or does it, when the background one failed).
+`--prefer-offline` takes what npm's cache holds without asking the registry again (a second clone on the same machine).
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from helpers import ROOT
 
 FOLDERS = {
     ROOT / "vscode-extension": "node_modules/.package-lock.json",
-    ROOT / "tests" / "mermaid": "node_modules/mermaid",
 }
 """Each npm folder and the path that exists once its `npm ci` has finished."""
 

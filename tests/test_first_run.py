@@ -31,11 +31,11 @@ class _Config:
 
 def test_the_installs_a_session_starts_are_named_before_the_tests_run(monkeypatch: pytest.MonkeyPatch) -> None:
     reporter = _Reporter()
-    monkeypatch.setattr(conftest, "_FIRST_RUN", ["npm ci in tests/mermaid", "apt-get install emacs-nox"])
+    monkeypatch.setattr(conftest, "_FIRST_RUN", ["npm ci in vscode-extension", "apt-get install emacs-nox"])
     conftest._say_first_run(_Config(reporter))  # type: ignore[arg-type]
     [line] = reporter.lines
     assert line.startswith("First run in this clone or on this machine: installing in the background")
-    assert "npm ci in tests/mermaid; apt-get install emacs-nox." in line
+    assert "npm ci in vscode-extension; apt-get install emacs-nox." in line
     monkeypatch.setattr(conftest, "_FIRST_RUN", [])
     conftest._say_first_run(_Config(reporter))  # type: ignore[arg-type]
     assert len(reporter.lines) == 1, "a run that installs nothing says nothing"

@@ -114,7 +114,7 @@ def test_dot_labels_cannot_break_out() -> None:
     workflow = compile_workflow(text, "w.json").ir
     assert workflow is not None
     line = render_graph(workflow, "dot").splitlines()[2]
-    assert line == '  "a\\" ]; evil [label=\\"x" [shape=box,label="a\\" ]; evil [label=\\"x\\\\nrun: echo \\\\\\""];'
+    assert line == '  "a\\" ]; evil [label=\\"x" [shape=box,label="a\\" ]; evil [label=\\"x\\nrun: echo \\\\\\""];'
 
 
 def test_keys_and_truncation_helpers() -> None:

@@ -2,32 +2,27 @@
 
 Every label must parse, set no Mermaid configuration (`%%{init: …}%%`), and come out of the parser
 as the text it was: the labels the renderer receives are compared with the graph's own labels.
-tests/mermaid/ holds the Node script and its pinned dependencies; they are installed with `npm ci`
-on first use.
+Mermaid is the VS Code extension's (tests/mermaid_check.py): one `npm ci`, on first use.
 """
 
 from __future__ import annotations
 
 import html
-import json
-import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import CASES, ROOT
+from helpers import CASES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from npm_installs import install
+from mermaid_check import mermaid_check, ready
 
 from lobsterlang.cli import main
 from lobsterlang.compile import compile_workflow
-from lobsterlang.graph import build_graph, resolve_args
+from lobsterlang.graph import build_graph
 from lobsterlang.graph.model import Edge, Graph, Node
 from lobsterlang.graph.render import render_mermaid
 
-CHECKER = ROOT / "tests" / "mermaid"
 GRAPH_CASES = sorted((CASES / "graph").glob("*.mermaid"))
 NASTY = [*"()[]{}|&\"'<>#%;:-=.!*$`\\/ ~^@,\t", "%%", '%%{init: {"theme":"dark"}}%%', "#quot;", "#35;",
          "&#124;", "-->", "---", "==>", "-.->", "\\n", "ﬂ°°1¶ß", "é", "😀"]
@@ -35,21 +30,9 @@ LABEL = st.lists(st.sampled_from([*NASTY, "a", "b", "x1", " "]), min_size=1, max
 
 
 @pytest.fixture(scope="module")
-def checker() -> Path:
-    """The checker's folder, with its node_modules installed (or skip when Node or npm is absent)."""
-    node, npm = shutil.which("node"), shutil.which("npm")
-    if node is None or npm is None:
-        pytest.skip("node and npm are needed to run the Mermaid parser (tests/mermaid)")
-    result = install(CHECKER)
-    assert result is None or result.returncode == 0, result.stdout + result.stderr
-    return CHECKER
-
-
-def mermaid_parse(checker: Path, texts: list[str]) -> list[dict[str, Any]]:
-    """Each text as the Mermaid parser reads it: ok, the config its directives set, the labels."""
-    proc = subprocess.run(["node", "parse.mjs"], cwd=checker, input=json.dumps(texts), capture_output=True,
-                          text=True, timeout=300, check=True)
-    return json.loads(proc.stdout)  # type: ignore[no-any-return]
+def checker() -> None:
+    """Mermaid installed (or skip when Node or npm is absent)."""
+    ready()
 
 
 def _shown(text: str) -> str:
@@ -64,8 +47,10 @@ def _collapsed(text: str) -> str:
 def _assert_faithful(graph: Graph, result: dict[str, Any]) -> None:
     assert result["ok"], result["error"]
     assert result["config"] == {}, result["config"]
-    assert [_shown(label) for label in result["nodes"]] == [_collapsed(node.label) for node in graph.nodes]
-    assert [_shown(label) for label in result["edges"]] == [_collapsed(edge.label) for edge in graph.edges]
+    # the parser hands the renderer each label whole, its lines joined by Mermaid's line break `\n`; what the renderer
+    # draws of them is tests/test_graph_drawn.py's
+    assert [_shown(label) for label in result["nodes"]] == [_collapsed("\\n".join(node.lines)) for node in graph.nodes]
+    assert [_shown(label) for label in result["edges"]] == [_collapsed("\\n".join(edge.lines)) for edge in graph.edges]
 
 
 INJECTIONS = {
@@ -84,25 +69,25 @@ INJECTIONS = {
 def _graph_of(text: str) -> Graph:
     workflow = compile_workflow(text.encode(), "w.lobster").ir
     assert workflow is not None
-    return build_graph(workflow, resolve_args(workflow, None))
+    return build_graph(workflow, {})
 
 
-def test_every_recorded_graph_parses_with_no_configuration(checker: Path) -> None:
-    results = mermaid_parse(checker, [path.read_text(encoding="utf-8") for path in GRAPH_CASES])
+def test_every_recorded_graph_parses_with_no_configuration(checker: None) -> None:
+    results = mermaid_check([path.read_text(encoding="utf-8") for path in GRAPH_CASES])
     for path, result in zip(GRAPH_CASES, results, strict=True):
         assert result["ok"] and result["config"] == {}, (path.name, result)
 
 
-def test_the_reference_drawings_lobsterlang_differs_from_do_not_show_as_written(checker: Path) -> None:
+def test_the_reference_drawings_lobsterlang_differs_from_do_not_show_as_written(checker: None) -> None:
     # Why tests/cases/graph/differences.json lists these (2026.9.13): a bracket in an edge label breaks the
     # grammar, and `&#124;` is drawn as `&|`.
-    every_kind, injection = mermaid_parse(checker, [(CASES / "graph" / name).read_text(encoding="utf-8") for name in (
+    every_kind, injection = mermaid_check([(CASES / "graph" / name).read_text(encoding="utf-8") for name in (
         "01-every-kind-and-refs.mermaid.reference", "07-label-injection.mermaid.reference")])
     assert not every_kind["ok"] and "Parse error" in every_kind["error"]
     assert injection["ok"] and any("&|" in _shown(label) for label in injection["nodes"])
 
 
-def test_labels_cannot_configure_mermaid_or_break_its_grammar(checker: Path, tmp_path: Path,
+def test_labels_cannot_configure_mermaid_or_break_its_grammar(checker: None, tmp_path: Path,
                                                                capsys: pytest.CaptureFixture[str]) -> None:
     outputs = []
     for number, text in enumerate(INJECTIONS.values()):
@@ -110,7 +95,7 @@ def test_labels_cannot_configure_mermaid_or_break_its_grammar(checker: Path, tmp
         path.write_text(text, encoding="utf-8")
         assert main(["graph", str(path)]) == 0
         outputs.append(capsys.readouterr().out)
-    results = mermaid_parse(checker, outputs)
+    results = mermaid_check(outputs)
     for name, text, result in zip(INJECTIONS, INJECTIONS.values(), results, strict=True):
         assert result["ok"], (name, result["error"])
         _assert_faithful(_graph_of(text), result)
@@ -118,9 +103,9 @@ def test_labels_cannot_configure_mermaid_or_break_its_grammar(checker: Path, tmp
 
 @settings(max_examples=2, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(labels=st.lists(st.tuples(LABEL, LABEL), min_size=60, max_size=60))
-def test_any_label_parses_and_shows_as_written(labels: list[tuple[str, str]], checker: Path) -> None:
+def test_any_label_parses_and_shows_as_written(labels: list[tuple[str, str]], checker: None) -> None:
     nodes = tuple(Node(f"s{i}", "run", f"run: {a}", i % 2 == 0) for i, (a, _) in enumerate(labels))
     edges = tuple(Edge(f"s{i}", f"s{(i + 1) % len(labels)}", f"when: {b}") for i, (_, b) in enumerate(labels))
     graph = Graph(nodes, edges)
-    (result,) = mermaid_parse(checker, [render_mermaid(graph)])
+    (result,) = mermaid_check([render_mermaid(graph)])
     _assert_faithful(graph, result)

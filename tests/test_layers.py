@@ -1,4 +1,4 @@
-"""The layering rule of docs/architecture.md, checked on the import graph of `lobsterlang` and `lsp`.
+"""The layering rule of docs/architecture.md, checked on the import graph of `lobsterlang` and `lobsterlang_lsp`.
 
 Every module has a layer; a module imports only from its own layer or below (lazy imports inside
 functions count, `if TYPE_CHECKING:` imports do not: they never run). The consumers of the IR never
@@ -42,7 +42,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("graph", ("lobsterlang.graph",)),
     ("query", ("lobsterlang.query",)),
     ("report", ("lobsterlang.report",)),
-    ("language server", ("lsp",)),
+    ("language server", ("lobsterlang_lsp",)),
     ("cli", ("lobsterlang.cli", "lobsterlang.__main__")),
 )
 
@@ -51,11 +51,11 @@ CONSUMERS = ("interpret", "lint", "fmt", "graph", "query")
 
 
 def modules() -> dict[str, Path]:
-    """Every module of the two import packages, by dotted name."""
+    """Every module of the two import packages, by dotted name (the language server's source folder is lsp/)."""
     found = {}
-    for package in ("lobsterlang", "lsp"):
-        for path in sorted((ROOT / package).rglob("*.py")):
-            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    for package, base in (("lobsterlang", ROOT), ("lobsterlang_lsp", ROOT / "lsp")):
+        for path in sorted((base / package).rglob("*.py")):
+            parts = list(path.relative_to(base).with_suffix("").parts)
             if parts[-1] == "__init__":
                 parts.pop()
             found[".".join(parts)] = path
@@ -133,8 +133,8 @@ def test_the_consumers_of_the_ir_never_import_one_another() -> None:
 def package_of(module: str) -> str:
     """The package a module is part of: a subpackage of `interpret`, else a top-level package or module."""
     parts = module.split(".")
-    if parts[0] == "lsp":
-        return "lsp"
+    if parts[0] == "lobsterlang_lsp":
+        return "lobsterlang_lsp"
     return ".".join(parts[:3] if parts[:2] == ["lobsterlang", "interpret"] and len(parts) > 3 else parts[:2])
 
 

@@ -93,6 +93,42 @@ def test_huge_json_integers_give_e009(digits: int, negative: bool, where: str, t
 
 
 @FUZZ
+@given(digits=st.integers(4000, 20000), sign=st.sampled_from(["", "-", "+"]), where=st.sampled_from(["timeout_ms", "default", "list"]))
+def test_huge_yaml_integers_give_e009_as_in_json(digits: int, sign: str, where: str, tmp_path: Path, capsys: Any) -> None:
+    # before: the YAML integer silently became a string (a `timeout_ms` error, or a default that was text)
+    number = sign + "9" * digits
+    text = {"timeout_ms": f"steps:\n  - id: a\n    run: echo a\n    timeout_ms: {number}\n",
+            "default": f"args:\n  n:\n    default: {number}\nsteps:\n  - id: a\n    run: echo a\n",
+            "list": f"args:\n  n:\n    default: [1, {{a: {number}}}]\nsteps:\n  - id: a\n    run: echo a\n"}[where]
+    path = tmp_path / "w.lobster"
+    path.write_text(text)
+    code, _, err = _every_command(path, capsys)["compile"]
+    line, col = next((n + 1, row.index(number) + 1) for n, row in enumerate(text.splitlines()) if number in row)
+    assert (f"w.lobster:{line}:{col}: E009 number has {digits:,} digits; the limit is 4,300" in err) == (digits > 4300), err
+    assert code != 0 or digits <= 4300
+
+
+def test_long_yaml_numbers_that_python_reads_are_kept(tmp_path: Path, capsys: Any) -> None:
+    long, hex_digits = "9" * 5000, "f" * 3000  # 0xfff… of 3,000 digits has 3,613 decimal digits
+    path = tmp_path / "w.lobster"
+    path.write_text(f"args:\n  h:\n    default: 0x{hex_digits}\n  q:\n    default: '{long}'\n"
+                    f"  a:\n    default: &n {'9' * 4300}\n  b:\n    default: *n\nsteps:\n  - id: a\n    run: echo a\n")
+    code, out, err = _cli(["compile", str(path)], capsys)
+    assert code == 0 and "E009" not in err, err
+    defaults = {arg["name"]: arg["default"] for arg in json.loads(out)["args"]}
+    assert defaults["q"] == long and defaults["h"] == int(hex_digits, 16)
+    assert str(defaults["a"]) == str(defaults["b"]) == "9" * 4300
+
+
+@pytest.mark.parametrize(("number", "digits"), [("0x" + "f" * 3572, 4302), ("0o" + "7" * 4762, 4301), ("0x" + "9" * 5000, 6021)])
+def test_yaml_hex_and_octal_integers_count_their_decimal_digits(number: str, digits: int, tmp_path: Path, capsys: Any) -> None:
+    path = tmp_path / "w.lobster"
+    path.write_text(f"args:\n  n:\n    default: {number}\nsteps:\n  - id: a\n    run: echo a\n")
+    code, _, err = _cli(["compile", str(path)], capsys)
+    assert code != 0 and f"w.lobster:3:14: E009 number has {digits:,} digits; the limit is 4,300" in err, err
+
+
+@FUZZ
 @given(length=st.integers(200, 5000), nested=st.booleans())
 def test_long_workflow_paths_never_crash(length: int, nested: bool, tmp_path: Path, capsys: Any) -> None:
     name = "d/" * (length // 4) + "x.lobster" if nested else "x" * length + ".lobster"

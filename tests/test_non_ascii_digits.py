@@ -48,7 +48,7 @@ def test_expires_in_with_odd_digits_is_a_diagnostic(work: Path, capsys: Capture,
 
 
 def test_the_language_server_reports_odd_expires_in(work: Path) -> None:
-    from lsp.documents import Documents
+    from lobsterlang_lsp.documents import Documents
 
     documents = Documents()
     uri = (work / "flow.lobster").as_uri()

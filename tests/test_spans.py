@@ -114,6 +114,14 @@ def test_condition_error_points_at_the_bad_token() -> None:
     assert _text_at(source, diag.span) == "=="
 
 
+@pytest.mark.parametrize("when", ["${force}", '${force} == "yes"', '"$a.json.x == ${force}"', "'${my-arg}'"])
+def test_condition_error_underlines_a_whole_arg_reference(when: str) -> None:
+    source = f"steps:\n  - id: a\n    run: echo\n    when: {when}\n"
+    (diag,) = compile_workflow(source, "x.lobster").diagnostics
+    assert diag.code == "X001"
+    assert _text_at(source, diag.span) in ("${force}", "${my-arg}")
+
+
 def test_pipeline_error_inside_block_scalar_points_into_the_file() -> None:
     source = "steps:\n  - id: a\n    pipeline: |\n      exec echo hi\n      | | json\n"
     result = compile_workflow(source, "x.lobster")

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from helpers import ROOT
+from mermaid_check import mermaid_check
 from npm_installs import install
 
 from lobsterlang import compile_workflow
@@ -73,20 +74,8 @@ def test_vsix_holds_the_bundle_grammars_and_no_node_modules(node_modules: None, 
 
 def _mermaid_errors(texts: dict[str, str]) -> dict[str, str | None]:
     """Each text's parse error from the mermaid version the graph webview bundles (None: it parses)."""
-    node = shutil.which("node")
-    assert node is not None
-    payload = json.dumps([{"name": name, "text": text} for name, text in texts.items()])
-    result = subprocess.run(
-        [node, "test/mermaid-parse.mjs"],
-        cwd=EXTENSION,
-        input=payload,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
-    return {item["name"]: item["error"] for item in json.loads(result.stdout)}
+    results = mermaid_check(list(texts.values()))
+    return {name: None if result["ok"] else result["error"] for name, result in zip(texts, results, strict=True)}
 
 
 @needs_node

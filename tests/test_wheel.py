@@ -22,17 +22,34 @@ def test_there_is_one_build() -> None:
     assert "[tool.hatch.build.hooks" not in pyproject
 
 
-@pytest.mark.slow
-def test_wheel_installs_and_compiles(tmp_path: Path) -> None:
-    wheels = tmp_path / "wheels"
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The pure-Python wheel of the checkout, built once for this module's tests."""
+    wheels = tmp_path_factory.mktemp("wheels")
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels), str(ROOT)],
         check=True, capture_output=True, text=True,
     )
-    (wheel,) = wheels.glob("lobsterlang-*.whl")
+    (built,) = wheels.glob("lobsterlang-*.whl")
+    return built
+
+
+@pytest.mark.slow
+def test_every_top_level_import_package_is_named_lobsterlang(wheel: Path) -> None:
+    # a generic top-level name (the language server was installed as `lsp`) can collide with another distribution's
+    with zipfile.ZipFile(wheel) as archive:
+        top_level = {name.split("/", 1)[0] for name in archive.namelist()}
+    importable = {name.removesuffix(".py") for name in top_level if not name.endswith((".dist-info", ".data"))}
+    assert importable and all(name.startswith("lobsterlang") for name in importable), sorted(importable)
+    assert not [name for name in top_level if name.endswith(".pth")], "no path hooks: the packages are all there is"
+    assert {"lobsterlang_lsp/__init__.py", "lobsterlang_lsp/server.py"} <= set(zipfile.ZipFile(wheel).namelist()), \
+        "the language server ships in the wheel"
+
+
+@pytest.mark.slow
+def test_wheel_installs_and_compiles(wheel: Path, tmp_path: Path) -> None:
     assert wheel.name.endswith("-py3-none-any.whl"), "the wheel is pure Python"
     _assert_wheel_carries_license_and_types(wheel)
-    assert {"lsp/__init__.py", "lsp/server.py"} <= set(zipfile.ZipFile(wheel).namelist()), "the language server ships in the wheel"
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(with_pip=True).create(env_dir)
     python = env_dir / "bin" / "python"
@@ -61,6 +78,9 @@ def test_wheel_installs_and_compiles(tmp_path: Path) -> None:
     assert installed.returncode == 0, installed.stderr[-2000:]
     started = subprocess.run([str(lobster), "lsp"], capture_output=True, text=True, cwd=outside, env=clean_env, stdin=subprocess.DEVNULL)
     assert started.returncode == 0 and "needs the optional" not in started.stderr, started.stderr
+    names = "import importlib.util as u; print(u.find_spec('lobsterlang_lsp') is not None, u.find_spec('lsp') is None)"
+    server_package = subprocess.run([str(python), "-c", names], capture_output=True, text=True, cwd=outside, env=clean_env, check=True)
+    assert server_package.stdout.split() == ["True", "True"], "the server is `lobsterlang_lsp`; no top-level `lsp`"
     # `mcp` is an optional extra: a plain install has no MCP SDK, and `lobster mcp` says how to get it
     no_mcp = subprocess.run([str(lobster), "mcp"], capture_output=True, text=True, cwd=outside, env=clean_env, stdin=subprocess.DEVNULL)
     assert no_mcp.returncode == 2 and f"{python} -m pip install '{wheel}[mcp]'" in no_mcp.stderr, no_mcp.stderr

@@ -22,7 +22,7 @@ def lsp_command(ctx: click.Context, stdio: bool) -> None:
     Exit 2 when the `lsp` extra is not installed (as `lobster mcp` does for its extra).
     """
     try:
-        from lsp.server import main
+        from lobsterlang_lsp.server import main
     except ImportError:
         click.echo(missing_extra(), err=True)
         ctx.exit(2)

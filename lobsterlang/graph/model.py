@@ -29,9 +29,11 @@ class Node(Record):
     asks: bool = False
 
     @property
-    def label(self) -> str:
-        label = f"{self.id}\\n{self.details}" if self.details else self.id
-        return f"{label}\\n{INPUT_GATE}" if self.asks else label
+    def lines(self) -> tuple[str, ...]:
+        """The label as drawn, line by line: the id, the details (a multi-line command keeps its lines), and
+        `input gate` for a step that asks."""
+        details = tuple(self.details.split("\n")) if self.details else ()
+        return (*self.id.split("\n"), *details, *((INPUT_GATE,) if self.asks else ()))
 
     @property
     def kind_text(self) -> str:
@@ -45,6 +47,11 @@ class Edge(Record):
     source: str
     target: str
     label: str
+
+    @property
+    def lines(self) -> tuple[str, ...]:
+        """The label as drawn, line by line (a condition written over several lines keeps them)."""
+        return tuple(self.label.split("\n"))
 
 
 class Graph(Record):
@@ -63,7 +70,8 @@ def truncate(text: str, limit: int) -> str:
 
 
 def build_graph(workflow: ir.Workflow, args: Mapping[str, Any]) -> Graph:
-    """The graph `lobster graph` draws; `args` are the resolved workflow args (defaults + given)."""
+    """The graph `lobster graph` draws: the file's own text, with `${name}` filled in for the args in `args` (the
+    values given with `--args-json`; a default is not filled in, as the graph is a picture of the file)."""
     nodes = tuple(_node(step, args) for step in workflow.steps)
     ids = {step.id for step in workflow.steps}
     edges: dict[tuple[str, str, str], Edge] = {}
@@ -100,7 +108,7 @@ def _kind_and_details(step: ir.Step, args: Mapping[str, Any]) -> tuple[str, str]
 
 
 def render_args(template: ir.Template, args: Mapping[str, Any]) -> str:
-    """The template with `${arg}` replaced by the arg's text; step references stay as written."""
+    """The template as written, with `${arg}` replaced by the text of a value in `args`."""
     out = []
     for part in template.parts:
         if isinstance(part, ir.Text):

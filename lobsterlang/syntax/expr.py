@@ -17,6 +17,7 @@ UNSUPPORTED_TYPE = "Unsupported condition type"
 _REFS = re.compile(f"({TERMINALS['ARGREF'][0]}|{TERMINALS['STEPREF'][0]})")
 """Splits a template into text and references (odd pieces); a `$` outside a reference is literal."""
 _ARG_REFS = re.compile(f"({TERMINALS['ARGREF'][0]})")
+_ARG_REF = re.compile(TERMINALS["ARGREF"][0])
 WHOLE_REF = re.compile(r"\$([A-Za-z0-9_-]+)\.([A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*)")
 
 
@@ -83,7 +84,7 @@ def parse_condition(
     try:
         expr = parse_expression(value, lo, hi, locate)
     except ConditionSyntaxError as exc:
-        where = locate.span(exc.start, exc.end)
+        where = locate.span(exc.start, _error_end(value, exc.start, exc.end))
         return _invalid(value, f"Unsupported condition: {text}", where, "X001", _condition_hint(text))
     except ConditionTooDeep as exc:
         message = f"Condition nests deeper than {MAX_DEPTH} levels"
@@ -97,6 +98,12 @@ def _invalid(
 ) -> tuple[ir.Condition, list[Diagnostic]]:
     diag = Diagnostic(code, Severity.ERROR, message, span, hint=hint)
     return ir.InvalidCondition(value, message, span), [diag]
+
+
+def _error_end(value: str, start: int, end: int) -> int:
+    """Where the underline of a syntax error ends: a `${arg}` that starts there is underlined whole."""
+    reference = _ARG_REF.match(value, start)
+    return reference.end() if reference else end
 
 
 def _condition_hint(text: str) -> str:

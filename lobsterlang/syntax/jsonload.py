@@ -10,6 +10,7 @@ import yaml
 
 from lobsterlang.diagnostics import Diagnostic, Severity
 from lobsterlang.span import LineIndex
+from lobsterlang.syntax.intlimit import MAX_DIGITS, too_many_digits
 from lobsterlang.syntax.yamlload import BOOL_TAG, FLOAT_TAG, INT_TAG, MAP_TAG, NULL_TAG, SEQ_TAG, STR_TAG
 
 _WS = re.compile(r"[ \t\n\r]*")
@@ -51,10 +52,6 @@ class _TooManyDigits(ValueError):
         self.word = word
 
 
-MAX_DIGITS = 4300
-"""Python's limit for converting a decimal integer (`sys.get_int_max_str_digits()`'s default)."""
-
-
 def _check_digits(word: str) -> int:
     if len(word.lstrip("-")) > MAX_DIGITS:
         raise _TooManyDigits(word)
@@ -63,9 +60,7 @@ def _check_digits(word: str) -> int:
 
 def _too_many_digits(text: str, index: LineIndex, word: str) -> Diagnostic:
     pos = text.find(word)
-    message = f"number has {len(word.lstrip('-')):,} digits; the limit is {MAX_DIGITS:,}"
-    hint = "write it as a string (quoted)"
-    return Diagnostic("E009", Severity.ERROR, message, index.span(pos, pos + len(word)), hint=hint)
+    return too_many_digits(len(word.lstrip("-")), index.span(pos, pos + len(word)))
 
 
 def _refuse_constant(word: str) -> None:

@@ -10,6 +10,7 @@ import yaml
 
 from lobsterlang.diagnostics import Diagnostic, Severity
 from lobsterlang.span import LineIndex
+from lobsterlang.syntax.intlimit import HEX_DIGITS_TO_EXCEED, MAX_DIGITS, decimal_digits, too_many_digits
 
 try:
     _BaseLoader: type = yaml.CSafeLoader
@@ -49,6 +50,8 @@ def _by_first_character() -> dict[str, tuple[tuple[str, re.Pattern[str]], ...]]:
 
 
 _PLAIN_RESOLVERS = _by_first_character()
+_LONG_DIGITS = re.compile(f"[0-9A-Fa-f]{{{HEX_DIGITS_TO_EXCEED},}}")
+"""A run of digits that may write an integer of more than MAX_DIGITS decimal digits (E009)."""
 _SCALAR, _SEQUENCE = yaml.ScalarNode, yaml.SequenceNode
 
 
@@ -77,13 +80,50 @@ class CoreLoader(_BaseLoader):  # type: ignore[misc]
 
 
 def compose_yaml(text: str, index: LineIndex) -> tuple[yaml.Node | None, list[Diagnostic]]:
-    """Compose one YAML document; syntax errors become a diagnostic at the parser's mark."""
+    """Compose one YAML document; syntax errors become a diagnostic at the parser's mark, and an integer
+    too long to convert is E009, as in a JSON file."""
     try:
-        return yaml.compose(text, Loader=CoreLoader), []
+        root = yaml.compose(text, Loader=CoreLoader)
     except yaml.MarkedYAMLError as exc:
         return None, [_syntax_error(exc, text, index)]
     except yaml.YAMLError as exc:  # pragma: no cover - unmarked errors are rare
         return None, [Diagnostic("E003", Severity.ERROR, f"YAML error: {exc}", index.span(0, 0))]
+    too_long = _long_integer(root, text)
+    if too_long is not None:
+        node, digits = too_long
+        return None, [too_many_digits(digits, index.span(node.start_mark.index, node.end_mark.index))]
+    return root, []
+
+
+def _long_integer(root: yaml.Node | None, text: str) -> tuple[yaml.ScalarNode, int] | None:
+    """The first integer scalar of more than MAX_DIGITS decimal digits, and its digits (only a text with a run of
+    digits long enough is walked)."""
+    if root is None or _LONG_DIGITS.search(text) is None:
+        return None
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:  # an alias repeats a node
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.ScalarNode):
+            digits = _integer_digits(node) if node.tag == INT_TAG else 0
+            if digits > MAX_DIGITS:
+                return node, digits
+        elif isinstance(node, yaml.MappingNode):
+            stack.extend(n for pair in reversed(node.value) for n in reversed(pair))
+        else:
+            stack.extend(reversed(node.value))
+    return None
+
+
+def _integer_digits(node: yaml.ScalarNode) -> int:
+    """Decimal digits of a core-schema integer: as written, or of its value for `0x…`/`0o…`."""
+    body = node.value.lstrip("+-")
+    if body[:2] in ("0x", "0o"):
+        return decimal_digits(int(body[2:], 16 if body[1] == "x" else 8))
+    return len(body)
 
 
 def _syntax_error(exc: yaml.MarkedYAMLError, text: str, index: LineIndex) -> Diagnostic:

@@ -5,14 +5,14 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+from lobsterlang_lsp.convert import Capabilities
+from lobsterlang_lsp.documents import Analysis, Documents
+from lobsterlang_lsp.editing import approval_action, fix_actions, suggestion_actions, suppress_actions
 from lsprotocol import types
 
 from lobsterlang.diagnostics import Diagnostic, Edit, Fix, Severity
 from lobsterlang.query.fixes import suggested_edit
 from lobsterlang.span import LineIndex
-from lsp.convert import Capabilities
-from lsp.documents import Analysis, Documents
-from lsp.editing import approval_action, fix_actions, suggestion_actions, suppress_actions
 
 BLOCK = """\
 args:
@@ -90,7 +90,7 @@ def test_capabilities_follow_the_client() -> None:
 
 
 def test_inlay_hints_show_defaults_of_flags_left_out() -> None:
-    from lsp.views import inlay_hints
+    from lobsterlang_lsp.views import inlay_hints
 
     text = "steps:\n  - id: a\n    pipeline: exec --json --shell 'ls' | head\n  - id: b\n    pipeline: exec --json --shell 'ls' | head --n 3\n"
     _, analysis = analysis_of(text)
@@ -111,7 +111,7 @@ def test_the_added_approval_gates_the_side_effect_for_the_linter_too() -> None:
 
 
 def test_dry_run_of_a_workflow_that_fails_to_plan_is_an_error_text() -> None:
-    from lsp.views import dry_run_text
+    from lobsterlang_lsp.views import dry_run_text
 
     _, analysis = analysis_of("steps:\n  - id: p\n    pipeline: nosuchcmd --x\n")
     assert dry_run_text(analysis) == "Error: Workflow step p pipeline references unknown command: nosuchcmd"

@@ -7,9 +7,8 @@ from __future__ import annotations
 import asyncio
 import time
 
+from lobsterlang_lsp.server import QUIET_SECONDS, build
 from lsprotocol import types
-
-from lsp.server import QUIET_SECONDS, build
 
 
 def test_any_message_from_the_editor_counts_as_activity() -> None:

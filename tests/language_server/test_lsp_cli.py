@@ -22,7 +22,7 @@ def test_other_commands_never_import_the_language_server() -> None:
         " ['--help'], ['help', 'lsp']):\n"
         "    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
         "        main(args)\n"
-        "print(sorted(m for m in ('pygls', 'lsprotocol', 'lsp', 'cattrs') if m in sys.modules))\n"
+        "print(sorted(m for m in ('pygls', 'lsprotocol', 'lobsterlang_lsp', 'cattrs') if m in sys.modules))\n"
     )
     proc = python(code)
     assert proc.stdout.splitlines()[-1] == "[]", proc.stderr

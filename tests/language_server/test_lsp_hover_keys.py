@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from lobsterlang_lsp.documents import Documents
+from lobsterlang_lsp.hovers import hover_text
 
 from lobsterlang.grammar_files import grammar_file
 from lobsterlang.query.at import key_at
-from lsp.documents import Documents
-from lsp.hovers import hover_text
 
 SCHEMA: dict[str, Any] = json.loads(grammar_file("lobster-workflow.schema.json").read_text(encoding="utf-8"))
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lobsterlang_lsp.convert import Capabilities, diagnostic
+from lobsterlang_lsp.documents import Documents
 from lsprotocol import types
-
-from lsp.convert import Capabilities, diagnostic
-from lsp.documents import Documents
 
 URI = "file:///nowhere/flow.lobster"
 START = """\

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from lobsterlang_lsp.positions import PositionMap, code_points, unit_length
 from lsprotocol import types
-
-from lsp.positions import PositionMap, code_points, unit_length
 
 TEXT = "a: 1\n# 🦞 lobster é\nrun: echo 🦞🦞 $x.y\n"
 

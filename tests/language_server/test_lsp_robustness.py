@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 from helpers import EXAMPLES
+from lobsterlang_lsp import assist, editing, views
+from lobsterlang_lsp.documents import Documents
+from lobsterlang_lsp.hovers import hover_text
 
 from lobsterlang.query.at import at_offset
-from lsp import assist, editing, views
-from lsp.documents import Documents
-from lsp.hovers import hover_text
 
 SAMPLES = ["pr-monitor.lobster", "foreach.lobster", "parallel-fetch.lobster", "compose.lobster"]
 

@@ -15,11 +15,10 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
+from lobsterlang_lsp.schedules import ScheduleCache, Shown
 from lsp_helpers import DEADLINE, doc, open_doc, start
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
-
-from lsp.schedules import ScheduleCache, Shown
 
 STATE = Path(tempfile.mkdtemp(prefix="lobster-lsp-schedules-"))
 SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "lobsterlang", "lsp"],

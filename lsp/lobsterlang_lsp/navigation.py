@@ -10,11 +10,11 @@ from lobsterlang.query.at import Hit, at_offset, key_at
 from lobsterlang.query.names import call_args, called_path
 from lobsterlang.query.outline import Symbol, flat_symbols, symbols
 from lobsterlang.query.rename import rename_edits, rename_problem
-from lsp.convert import markup
-from lsp.documents import Analysis, workspace_files
-from lsp.errors import RequestFailed
-from lsp.hovers import hover_text, rule_notes
-from lsp.server import LobsterServer
+from lobsterlang_lsp.convert import markup
+from lobsterlang_lsp.documents import Analysis, workspace_files
+from lobsterlang_lsp.errors import RequestFailed
+from lobsterlang_lsp.hovers import hover_text, rule_notes
+from lobsterlang_lsp.server import LobsterServer
 
 _SYMBOL_KIND = {
     "args": types.SymbolKind.Namespace, "arg": types.SymbolKind.Variable, "step": types.SymbolKind.Function,

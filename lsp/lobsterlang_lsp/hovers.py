@@ -8,8 +8,8 @@ from lobsterlang.diagnostics import Diagnostic
 from lobsterlang.query.at import Hit
 from lobsterlang.query.keys import key_doc
 from lobsterlang.query.outline import describe
-from lsp.convert import rule_doc_uri
-from lsp.documents import Analysis
+from lobsterlang_lsp.convert import rule_doc_uri
+from lobsterlang_lsp.documents import Analysis
 
 
 def hover_text(analysis: Analysis, hit: Hit) -> str | None:

@@ -14,9 +14,9 @@ from lobsterlang.fmt.meaning import same_meaning
 from lobsterlang.lint.fixes import apply_fixes
 from lobsterlang.query.fixes import findings_in_range, fixes_in_range, suggested_edit
 from lobsterlang.query.outline import Symbol, flat_symbols
-from lsp.convert import Capabilities, diagnostic, text_edit
-from lsp.documents import Analysis
-from lsp.server import LobsterServer
+from lobsterlang_lsp.convert import Capabilities, diagnostic, text_edit
+from lobsterlang_lsp.documents import Analysis
+from lobsterlang_lsp.server import LobsterServer
 
 QUICKFIX, REFACTOR = types.CodeActionKind.QuickFix, types.CodeActionKind.RefactorRewrite
 FIX_ALL = "source.fixAll.lobster"

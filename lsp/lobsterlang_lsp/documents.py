@@ -28,7 +28,7 @@ from lobsterlang.query.recover import compile_recovering
 from lobsterlang.reading import special_kind
 from lobsterlang.record import replace
 from lobsterlang.syntax.source import over_limit, read_source
-from lsp.positions import UTF16, PositionMap
+from lobsterlang_lsp.positions import UTF16, PositionMap
 
 WORKSPACE_SUFFIXES = (".lobster", ".lobster.yaml", ".lobster.yml", ".lobster.json")
 """The names the VS Code extension opens as Lobster; other files are served when an editor opens them."""

@@ -13,7 +13,7 @@ from lobsterlang.commands.specs import BY_NAME
 from lobsterlang.query.at import actions, pipeline_stages
 from lobsterlang.query.names import called_path
 from lobsterlang.query.rename import templates
-from lsp.documents import Analysis, uri_of
+from lobsterlang_lsp.documents import Analysis, uri_of
 
 TOKEN_TYPES = ("function", "parameter", "string", "operator", "variable", "property")
 _INDEX = {name: number for number, name in enumerate(TOKEN_TYPES)}

@@ -18,10 +18,10 @@ from pygls.protocol import LanguageServerProtocol
 from pygls.uris import to_fs_path
 
 from lobsterlang import __version__
-from lsp.convert import Capabilities, diagnostic
-from lsp.documents import Analysis, Documents, disk_text, uri_of, workspace_files
-from lsp.schedules import ScheduleCache, fetch_for
-from lsp.wire import serve_stdio
+from lobsterlang_lsp.convert import Capabilities, diagnostic
+from lobsterlang_lsp.documents import Analysis, Documents, disk_text, uri_of, workspace_files
+from lobsterlang_lsp.schedules import ScheduleCache, fetch_for
+from lobsterlang_lsp.wire import serve_stdio
 
 DEBOUNCE_SECONDS = 0.2
 INDEX_LIMIT = 5000
@@ -189,8 +189,8 @@ def _size(path: Path) -> int:
 
 def build() -> LobsterServer:
     """A server with every feature registered."""
-    from lsp import assist, editing, navigation
-    from lsp.errors import quiet_refusals
+    from lobsterlang_lsp import assist, editing, navigation
+    from lobsterlang_lsp.errors import quiet_refusals
 
     quiet_refusals()
     server = LobsterServer()

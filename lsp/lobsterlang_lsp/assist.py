@@ -9,11 +9,11 @@ from pygls.uris import to_fs_path
 
 from lobsterlang.query.complete import completions
 from lobsterlang.query.outline import symbols
-from lsp import views
-from lsp.convert import markup, plain_text
-from lsp.documents import Analysis
-from lsp.schedules import ScheduleCache
-from lsp.server import LobsterServer
+from lobsterlang_lsp import views
+from lobsterlang_lsp.convert import markup, plain_text
+from lobsterlang_lsp.documents import Analysis
+from lobsterlang_lsp.schedules import ScheduleCache
+from lobsterlang_lsp.server import LobsterServer
 
 _COMPLETION_KIND = {
     "key": types.CompletionItemKind.Property, "step": types.CompletionItemKind.Reference,

@@ -10,7 +10,7 @@ from lsprotocol import types
 from pygls.capabilities import get_capability
 
 from lobsterlang.diagnostics import Diagnostic, Edit, Severity
-from lsp.documents import Analysis
+from lobsterlang_lsp.documents import Analysis
 
 _SEVERITY = {
     Severity.ERROR: types.DiagnosticSeverity.Error,
