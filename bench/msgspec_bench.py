@@ -147,6 +147,47 @@ def _all_items(decode: Callable[[str], Any], batches: list[str]) -> list[Any]:
     return [item for text in batches for item in decode(text)]
 
 
+def pipeline_figures(items: int, passes: int) -> dict[str, float]:
+    """CPU s of a whole `exec --json | where | pick | sort | head` run in this process, `json.loads` and msgspec in turns.
+
+    For msgspec, `jsonitems` is given a `loads` that tries msgspec and, on any error, `json.loads` (the exact path).
+    """
+    import types
+
+    import msgspec  # type: ignore[import-not-found, unused-ignore]
+
+    from lobsterlang.compile import compile_pipeline
+    from lobsterlang.interpret.pipeline import jsonitems
+    from lobsterlang.interpret.pipeline.runtime import RunContext, run_pipeline
+
+    fast_decode = msgspec.json.Decoder().decode
+
+    def fast_loads(text: str) -> Any:
+        try:
+            return fast_decode(text)
+        except msgspec.DecodeError:
+            return json.loads(text)
+
+    modules = {"json": json, "msgspec": types.SimpleNamespace(loads=fast_loads, JSONDecodeError=json.JSONDecodeError)}
+    pipeline = compile_pipeline(
+        f"exec --json --shell 'cat items.json' | where 'n>={items // 2}' | pick id,n | sort --key n --desc | head --n 5"
+    ).ir
+    assert pipeline is not None
+    cpu: dict[str, float] = dict.fromkeys(modules, float("inf"))
+    with tempfile.TemporaryDirectory() as tmp, one_core():
+        parts = (json.dumps({"id": i, "n": (i * 7919) % items, "name": f"item-{i}", "kind": f"k{i % 997}"}) for i in range(items))
+        Path(tmp, "items.json").write_text("[" + ",".join(parts) + "]", encoding="utf-8")
+        context = RunContext(cwd=tmp, env={**os.environ, "LOBSTER_MAX_OUTPUT_BYTES": str(1 << 30)})
+        for _ in range(passes):
+            for name, module in modules.items():
+                setattr(jsonitems, "json", module)  # noqa: B010 (the module attribute jsonitems reads)
+                begin = time.process_time()
+                run_pipeline(pipeline, [], context)
+                cpu[name] = min(cpu[name], time.process_time() - begin)
+        setattr(jsonitems, "json", json)  # noqa: B010
+    return {f"pipeline_cpu_s_{name}": seconds for name, seconds in cpu.items()}
+
+
 def cold_starts(runs: int) -> dict[str, tuple[float, float]]:
     """Median and min ms of `lobster compile` / `lobster lint` of the twenty-step file, with and without Struct records, interleaved."""
     target = str(BENCH / "corpus" / "twenty-steps.lobster")
@@ -258,7 +299,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'figure':28}{'record + json':>16}{'msgspec':>12}")
     for name in rows["record"]:
         print(f"{name:28}{rows['record'][name]:16.4g}{rows['msgspec'][name]:12.4g}")
-    for name, seconds in in_child("exec_json_figures", items, passes).items():
+    figures = {**in_child("exec_json_figures", items, passes), **in_child("pipeline_figures", items, passes)}
+    for name, seconds in figures.items():
         print(f"{name:28}{seconds:16.4g}")
     print(load())
     return 0
