@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -122,3 +123,22 @@ def test_a_stage_that_ignores_its_input_still_gets_the_parse_error(tmp_path: Pat
     (tmp_path / "items.json").write_text("[1, x]")
     with pytest.raises(CommandError, match="could not parse stdout as JSON"):
         _run("exec --json --shell 'cat items.json' | state.get some-key", tmp_path)
+
+
+# Where JSON decoders differ (msgspec, compared in bench/msgspec_bench.py, refuses lone surrogates, NaN and 1e400),
+# exec --json gives what `json.loads` gives.
+_EXACT_VALUES = {
+    "integers beyond 64 bits": ("[18446744073709551616, -99999999999999999999999]", [2**64, -(10**23 - 1)]),
+    "duplicate keys: the last wins": ('[{"a": 1, "a": 2}]', [{"a": 2}]),
+    "lone surrogates": ('["\\ud800", "x\\udc00"]', ["\ud800", "x\udc00"]),
+    "NaN and the infinities": ("[NaN, Infinity, -Infinity]", [math.nan, math.inf, -math.inf]),
+    "numbers beyond a double": ("[1e400, -1e400, 1e-400, 1e400]", [math.inf, -math.inf, 0.0, math.inf]),
+}
+
+
+@pytest.mark.parametrize("text, expected", _EXACT_VALUES.values(), ids=_EXACT_VALUES.keys())
+def test_exec_json_keeps_what_json_loads_gives(text: str, expected: list[Any], tmp_path: Path) -> None:
+    (tmp_path / "items.json").write_text(text, encoding="utf-8")
+    batched = list(json_items(iter([text[:7], text[7:]]), Cancellation(), 2))
+    for items in (_run("exec --json --shell 'cat items.json'", tmp_path), batched, parse_whole(text)):
+        assert repr(items) == repr(expected)  # repr: NaN equals nothing, and -0.0 == 0.0
