@@ -99,7 +99,8 @@ def test_human_mode_without_a_terminal_halts_and_on_a_terminal_ask_asks(tmp_path
         ("  - id: fan\n    parallel:\n      branches:\n        - id: q\n          pipeline: ask\n        - id: r\n          run: echo\n",
          "Parallel branch failed: Workflow step q halted before completion at pipeline stage ask"),
         ("  - id: call\n    workflow: child.lobster\n",
-         "Workflow step call sub-workflow halted for input. Sub-workflow approval/input gates are not supported in composition."),
+         "Workflow step call sub-workflow halted for input inside pipeline step q. "
+         "Only `input:` and `approval:` steps of a sub-workflow can halt the run."),
     ],
 )
 def test_only_a_top_level_step_halts_elsewhere_the_step_fails(

@@ -36,9 +36,10 @@ def needs_approval_envelope(request: Mapping[str, Any], token: str, approval_id:
 
 
 def needs_input_envelope(request: Mapping[str, Any], token: str) -> Envelope:
-    """`status: needs_input`: prompt, schema, optional defaults/subject and `resumeToken` (no items, no id)."""
+    """`status: needs_input`: prompt, schema, optional defaults/subject, the `path` of a gate inside a step, and
+    `resumeToken` (no items, no id)."""
     shown: dict[str, Any] = {"type": "input_request", "prompt": request.get("prompt"), "responseSchema": request.get("responseSchema")}
-    for key in ("defaults", "subject"):
+    for key in ("defaults", "subject", "path"):
         if key in request:
             shown[key] = request[key]
     shown["resumeToken"] = token

@@ -37,6 +37,29 @@ class InputRequested(Unrecoverable):
         self.request = request
 
 
+class NestedGate(Unrecoverable):
+    """A gate inside a step (a sub-workflow's step at any depth, a `for_each` sub-step, a parallel branch) was reached:
+    the top-level run halts there. `path`: where, from the step that holds it (`deploy`, `prod_gate`; `loop[3]`,
+    `confirm`); `key`: the branch key its answer is kept under inside that step; `kind`: `approval` or `input`;
+    `record`: the gate step's record so far (an approval step's command output); `step`: the gate's own step."""
+
+    def __init__(self, path: tuple[str, ...], key: str, kind: str, request: dict[str, Any], identity: dict[str, Any],
+                 record: dict[str, Any] | None, step: ir.Step) -> None:
+        super().__init__(f"Workflow step {' > '.join(path)} halted for {kind}")
+        self.path = path
+        self.key = key
+        self.kind = kind
+        self.request = request
+        self.identity = identity
+        self.record = record
+        self.step = step
+
+    def inside(self, segment: str, key_prefix: str) -> NestedGate:
+        """The same gate seen from the step that holds `segment` (a `workflow:` step's id)."""
+        return NestedGate((segment, *self.path), f"{key_prefix}{self.key}", self.kind, self.request, self.identity,
+                          self.record, self.step)
+
+
 class StepTimeout(WorkflowError):
     """`Step '<id>' timed out after <n>ms`."""
 

@@ -96,6 +96,8 @@ def _continue(log: RunLog, retry_step: bool, skip_step: bool, ctx: Any) -> Envel
     if log.uncertain is not None and start == log.uncertain[0]:  # the step continues: its recorded branches stay
         frame.resumed_branches = {log.uncertain[1]: dict(log.branches)}
         frame.resumed_attempts = {log.uncertain[1]: log.attempts}
+    elif log.carried is not None and start == log.next_index < len(workflow.steps):  # answered inside, not started
+        frame.resumed_branches = {workflow.steps[start].id: dict(log.carried)}
     answered = _answer(log, workflow, start)
     if answered is not None:  # the step continues after its pipeline's input gate, with the answer given there
         frame.answered = {workflow.steps[start].id: answered}
@@ -104,7 +106,7 @@ def _continue(log: RunLog, retry_step: bool, skip_step: bool, ctx: Any) -> Envel
     pending = _pending_gate(frame, opts, journal, start)
     if pending is not None:
         issued = save_halt(opts.store, frame, pending, info)
-        journal.halted(pending.index, pending.step, issued.key, issued.expires_at)
+        journal.halted(pending.index, pending.gate_id, issued.key, issued.expires_at)
         journal.close()
         return issued.envelope
     return drive(frame, opts, journal, info, start, log.last, fresh=True)

@@ -63,8 +63,8 @@ def drive(frame: Frame, opts: Options, journal: EventJournal, info: RunInfo, sta
             journal.finish()
         raise
     if outcome.halt is not None:
-        issued = save_halt(opts.store, frame, outcome.halt, info)
-        journal.halted(outcome.halt.index, outcome.halt.step, issued.key, issued.expires_at)
+        issued = save_halt(opts.store, frame, outcome.halt, info, opts.children)
+        journal.halted(outcome.halt.index, outcome.halt.gate_id, issued.key, issued.expires_at)
         journal.close()
         return issued.envelope
     journal.finish()
@@ -87,19 +87,24 @@ def apply_decision(stored: Stored, decision: Any, env: Mapping[str, str]) -> Non
         raise WorkflowUsageError("Workflow resume requires --response-json for input requests")
     if not is_input and decision.has_response:
         raise WorkflowUsageError("Workflow resume requires --approve yes|no for approval requests")
+    nested = stored.nested
+    records = nested["kept"] if nested is not None else stored.results
+    name = str(nested["leaf"]) if nested is not None else gate
+    where = str(nested["key"]) if nested is not None else gate
     if is_input:
         check_response(gate, stored.state.get("inputSchema"), decision.response)
         if stored.pipeline_stage is None:  # an `input:` step (inside a `pipeline:` step, the step itself continues)
-            stored.results[gate] = {"id": gate, "subject": stored.state.get("inputSubject"), "response": decision.response}
+            records[where] = {"id": name, "subject": stored.state.get("inputSubject"), "response": decision.response}
         return
     approver = approver_of(env)
     identity = stored.state.get("approvalIdentity")
     check_approver(gate, identity if isinstance(identity, dict) else {}, approver)
-    record = dict(stored.results.get(gate) or {"id": gate})
+    shown = nested.get("record") if nested is not None else stored.results.get(gate)
+    record = dict(shown if isinstance(shown, dict) else {"id": name})
     record["approved"] = True
     if approver:
         record["approvedBy"] = approver
-    stored.results[gate] = record
+    records[where] = record
 
 
 def _forget(store: StateStore, claim: Claim, stored: Stored | None, key: str) -> None:
@@ -206,12 +211,18 @@ def _continue(stored: Stored, decision: Any, ctx: Any, claim: Claim, state_key: 
     spend = stored.extra.get("cost")
     frame = Frame(stored.workflow, stored.path, stored.args, dict(ctx.env), ctx.cwd, ctx.cancel,
                   (os.path.realpath(stored.path),), stored.results, spend if isinstance(spend, list) else [])
-    opts = Options(mode="tool", raw_args=bool(stored.extra.get("rawArgs")), store=store, cancel=ctx.cancel)
+    opts = Options(mode="tool", raw_args=bool(stored.extra.get("rawArgs")), store=store, cancel=ctx.cancel,
+                   children=stored.children)
     info = RunInfo(run_id, stored.extra.get("fileSha256"), opts.raw_args, (*_superseded(stored), state_key))
     journal = backend_of(store).journal(run_id)
     gate = stored.gate_id or ""
     stage = stored.pipeline_stage
-    if stage is None:
+    if stored.nested is not None:  # the step the gate is in runs again: what it recorded replays, the rest runs
+        kept = stored.nested["kept"]
+        frame.resumed_branches[stored.workflow.steps[stored.index].id] = kept
+        last = last_with_record(stored.workflow, stored.results, stored.index)
+        journal.resumed(stored.index, {}, last, frame.spend, branches=kept)
+    elif stage is None:
         last = stored.state.get("inputStepId") or last_with_record(stored.workflow, stored.results, stored.index)
         journal.resumed(stored.index, {gate: stored.results.get(gate)}, last, frame.spend)
     else:  # the `pipeline:` step continues after the stage that asked, with the answer

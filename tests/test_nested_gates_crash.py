@@ -1,0 +1,158 @@
+"""A run resumed at a nested gate and killed (SIGKILL) before it finished: `lobster resume --run ID` continues it
+without asking the gate again and without re-running what finished; only a step in flight is uncertain.
+
+The runs are real `lobster` processes; side effects are counted in a ledger.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lobsterlang.interpret.state import StateStore
+from lobsterlang.interpret.workflow.journal import list_runs, runs_dir
+
+CLI = "import sys; from lobsterlang.cli import main; sys.exit(main(sys.argv[1:]))"
+HANG = '[ -e "$MARK" ] || { touch "$MARK"; echo $$ > "$SLEEPER"; exec sleep 30; }'
+LEAF = f"""steps:
+  - id: plan
+    run: |
+      echo plan >> "$LEDGER"; echo '{{"plan": 1}}'
+  - id: gate
+    stdin: $plan.json
+    approval: Deploy?
+  - id: apply
+    run: |
+      echo apply >> "$LEDGER"; {HANG}; echo '"applied"'
+  - id: verify
+    run: |
+      echo verify >> "$LEDGER"; echo '"verified"'
+"""
+MIDDLE = """steps:
+  - id: prepare
+    run: echo prepare >> "$LEDGER"
+  - id: inner
+    workflow: leaf.lobster
+"""
+DEPTH = """steps:
+  - id: first
+    run: echo first >> "$LEDGER"
+  - id: deploy
+    workflow: middle.lobster
+  - id: after
+    stdin: $deploy.json
+    run: |
+      echo "after $(cat)" >> "$LEDGER"; echo '"done"'
+"""
+LOOP = f"""steps:
+  - id: items
+    run: echo '[1, 2]'
+  - id: loop
+    for_each: $items.json
+    steps:
+      - id: prepare
+        run: |
+          echo "prepare $item.stdout" >> "$LEDGER"
+      - id: confirm
+        approval: Ship?
+      - id: ship
+        run: |
+          echo "ship $item.stdout" >> "$LEDGER"; [ "$item.stdout" != 2 ] || {HANG}; echo '"shipped"'
+  - id: after
+    run: |
+      echo after >> "$LEDGER"; echo '"done"'
+"""
+CASES = {
+    # file, the branch in flight when killed, what ran before the gate of the resumed run
+    "depth": ("depth.lobster", "inner > apply", ["first", "prepare", "plan"]),
+    "loop": ("loop.lobster", "1/ship", ["prepare 1", "ship 1", "prepare 2"]),
+}
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    for name, text in (("leaf.lobster", LEAF), ("middle.lobster", MIDDLE), ("depth.lobster", DEPTH),
+                       ("loop.lobster", LOOP)):
+        (tmp_path / name).write_text(text)
+    return {**os.environ, "LOBSTER_STATE_DIR": str(tmp_path / "state"), "LEDGER": str(tmp_path / "ledger"),
+            "MARK": str(tmp_path / "mark"), "SLEEPER": str(tmp_path / "sleeper")}
+
+
+def lobster(env: dict[str, str], cwd: Path, *args: str) -> dict[str, Any]:
+    done = subprocess.run([sys.executable, "-c", CLI, *args], env=env, cwd=cwd, capture_output=True, text=True,
+                          timeout=120)
+    return json.loads(done.stdout)  # type: ignore[no-any-return]
+
+
+def ledger(env: dict[str, str]) -> Counter[str]:
+    path = Path(env["LEDGER"])
+    return Counter(path.read_text().splitlines()) if path.exists() else Counter()
+
+
+def halt_at_last_gate(env: dict[str, str], cwd: Path, file: str) -> dict[str, Any]:
+    """Run `file` and approve its gates until the one whose resume will hang (the loop: item 2's)."""
+    envelope = lobster(env, cwd, "run", "--mode", "tool", file)
+    while file == "loop.lobster" and envelope["requiresApproval"]["path"] != "loop[1] > confirm":
+        envelope = lobster(env, cwd, "resume", "--token", envelope["requiresApproval"]["resumeToken"], "--approve", "yes")
+    assert envelope["status"] == "needs_approval", envelope
+    return envelope
+
+
+def resume_and_kill(env: dict[str, str], cwd: Path, envelope: dict[str, Any]) -> str:
+    """Approve, then SIGKILL the resume (and the hanging step) while the first step after the gate runs."""
+    token = envelope["requiresApproval"]["resumeToken"]
+    run = subprocess.Popen([sys.executable, "-c", CLI, "resume", "--token", token, "--approve", "yes"], env=env,
+                           cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    sleeper = Path(env["SLEEPER"])
+    deadline = time.monotonic() + 60
+    while not sleeper.exists() or not sleeper.read_text().strip():
+        assert time.monotonic() < deadline and run.poll() is None, "the step after the gate never ran"
+        time.sleep(0.05)
+    run.kill()
+    run.wait()
+    os.kill(int(sleeper.read_text()), signal.SIGKILL)
+    [log] = list_runs(StateStore(Path(env["LOBSTER_STATE_DIR"])))
+    return log.run_id
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_killed_in_the_step_after_a_nested_gate_reruns_only_that_step(
+        case: str, tmp_path: Path, env: dict[str, str]) -> None:
+    file, in_flight, before = CASES[case]
+    run_id = resume_and_kill(env, tmp_path, halt_at_last_gate(env, tmp_path, file))
+    refused = lobster(env, tmp_path, "resume", "--run", run_id)
+    assert not refused["ok"] and f"branch {in_flight} of step" in refused["error"]["message"], refused
+    done = lobster(env, tmp_path, "resume", "--run", run_id, "--retry-step")
+    assert done["ok"] and done["status"] == "ok", done  # the gate is not asked again
+    rerun = "apply" if case == "depth" else "ship 2"
+    tail = ["apply", "verify", "after verified"] if case == "depth" else ["ship 2", "after"]
+    assert ledger(env) == Counter([*before, *tail, rerun])  # only the step in flight ran twice
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_killed_between_the_approval_and_the_next_step_nothing_runs_twice(
+        case: str, tmp_path: Path, env: dict[str, str]) -> None:
+    file, _, before = CASES[case]
+    run_id = resume_and_kill(env, tmp_path, halt_at_last_gate(env, tmp_path, file))
+    journal = runs_dir(StateStore(Path(env["LOBSTER_STATE_DIR"]))) / f"{run_id}.jsonl"
+    lines = journal.read_text().splitlines()
+    resumed = max(i for i, line in enumerate(lines) if json.loads(line)["event"] == "resumed")
+    assert json.loads(lines[resumed + 1])["event"] == "started"
+    journal.write_text("\n".join(lines[:resumed + 2]) + "\n")  # as if killed once the approval was written
+    ledger_path = Path(env["LEDGER"])
+    ledger_path.write_text("\n".join(line for line in ledger_path.read_text().splitlines()
+                                     if line not in ("apply", "ship 2")) + "\n")  # and the step had not begun
+    Path(env["MARK"]).touch()
+    done = lobster(env, tmp_path, "resume", "--run", run_id)
+    assert done["ok"] and done["status"] == "ok", done
+    tail = ["apply", "verify", "after verified"] if case == "depth" else ["ship 2", "after"]
+    assert ledger(env) == Counter([*before, *tail])
