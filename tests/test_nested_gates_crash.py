@@ -18,8 +18,9 @@ from typing import Any
 
 import pytest
 
+from lobsterlang.interpret.backend import backend_of, store_from_env
 from lobsterlang.interpret.state import StateStore
-from lobsterlang.interpret.workflow.journal import list_runs, runs_dir
+from lobsterlang.interpret.workflow.journal import runs_dir
 
 CLI = "import sys; from lobsterlang.cli import main; sys.exit(main(sys.argv[1:]))"
 HANG = '[ -e "$MARK" ] || { touch "$MARK"; echo $$ > "$SLEEPER"; exec sleep 30; }'
@@ -120,7 +121,11 @@ def resume_and_kill(env: dict[str, str], cwd: Path, envelope: dict[str, Any]) ->
     run.kill()
     run.wait()
     os.kill(int(sleeper.read_text()), signal.SIGKILL)
-    [log] = list_runs(StateStore(Path(env["LOBSTER_STATE_DIR"])))
+    store = store_from_env(env)  # the state directory, or the database of LOBSTER_BACKEND
+    try:
+        [log] = backend_of(store).list_runs()
+    finally:
+        getattr(store, "close", lambda: None)()
     return log.run_id
 
 
