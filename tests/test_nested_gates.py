@@ -115,6 +115,42 @@ steps:
       echo after >> "$LEDGER"; echo '"done"'
 """
 
+FAN = """\
+steps:
+  - id: fan
+    parallel:
+      branches:
+        - id: plain
+          run: |
+            echo plain >> "$LEDGER"; echo '"plain"'
+        - id: eu
+          run: |
+            echo "plan eu" >> "$LEDGER"; echo '{"region": "eu"}'
+          approval: Deploy EU?
+        - id: us
+          run: |
+            echo "plan us" >> "$LEDGER"; echo '{"region": "us"}'
+          approval: Deploy US?
+  - id: after
+    stdin: $fan.json
+    run: |
+      echo after >> "$LEDGER"; cat
+"""
+ANY = """\
+steps:
+  - id: race
+    parallel:
+      wait: any
+      branches:
+        - id: gated
+          run: |
+            echo gated >> "$LEDGER"; echo '"gated"'
+          approval: Use this one?
+        - id: quick
+          run: |
+            echo quick >> "$LEDGER"; echo '"quick"'
+"""
+
 
 @pytest.fixture
 def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
@@ -123,7 +159,7 @@ def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("LEDGER", str(tmp_path / "ledger"))
     for name, text in (("leaf.lobster", LEAF), ("middle.lobster", MIDDLE), ("depth.lobster", DEPTH_TWO),
                        ("loop.lobster", LOOP), ("loop_input.lobster", LOOP_INPUT), ("looping.lobster", LOOP),
-                       ("loop_in_child.lobster", LOOP_IN_CHILD)):
+                       ("loop_in_child.lobster", LOOP_IN_CHILD), ("fan.lobster", FAN), ("any.lobster", ANY)):
         write_file(tmp_path, name, text)
     return tmp_path
 
@@ -206,6 +242,7 @@ def test_a_loop_inside_a_sub_workflow_names_both(work: Path, capsys: Capture) ->
 
 @pytest.mark.parametrize("file, before", [
     ("depth.lobster", ["first", "prepare", "plan prod"]),
+    ("fan.lobster", ["plain", "plan eu", "plan us"]),
     ("loop.lobster", ["prepare 1"]),
     ("loop_in_child.lobster", ["prepare 1"]),
 ])
@@ -273,6 +310,7 @@ def uninterrupted(work: Path, file: str, answers: str) -> list[Any]:
     ("loop.lobster", []),
     ("loop_in_child.lobster", []),
     ("loop_input.lobster", [{"name": "x"}, {"name": "y"}]),
+    ("fan.lobster", []),
 ])
 def test_a_resumed_run_equals_the_uninterrupted_run(file: str, responses: list[Any], work: Path, capsys: Capture) -> None:
     typed = "".join(json.dumps(r) + "\n" for r in responses) if responses else "y\n" * 10
@@ -285,3 +323,53 @@ def test_a_resumed_run_equals_the_uninterrupted_run(file: str, responses: list[A
         envelope = answer(capsys, envelope, pending.pop(0) if envelope["status"] == "needs_input" else None)
     assert envelope["output"] == expected
     assert ledger(work) == effects
+
+
+def test_parallel_branches_waiting_at_gates_are_listed_together_each_with_its_own_token(
+        work: Path, capsys: Capture) -> None:
+    halted = cli(capsys, "run", "--mode", "tool", "fan.lobster")
+    assert halted["status"] == "needs_approval"
+    eu, us = halted["pendingGates"]
+    assert (eu["path"], eu["prompt"], eu["items"]) == ("fan > eu", "Deploy EU?", [{"region": "eu"}])
+    assert (us["path"], us["prompt"], us["items"]) == ("fan > us", "Deploy US?", [{"region": "us"}])
+    assert halted["requiresApproval"] == eu
+    assert len({eu["resumeToken"], us["resumeToken"]}) == 2 and len({eu["approvalId"], us["approvalId"]}) == 2
+    assert ledger(work) == Counter(["plain", "plan eu", "plan us"])  # the plain branch ran to its end
+    waiting = cli(capsys, "resume", "--id", us["approvalId"], "--approve", "yes")
+    assert waiting["status"] == "needs_approval" and "pendingGates" not in waiting
+    assert waiting["requiresApproval"] == eu  # still halted, at the gate that remains, with its own token
+    assert ledger(work) == Counter(["plain", "plan eu", "plan us"])
+    again = cli(capsys, "resume", "--id", us["approvalId"], "--approve", "yes")
+    assert not again["ok"]  # an answered gate is spent
+    done = cli(capsys, "resume", "--token", eu["resumeToken"], "--approve", "yes")
+    assert done["status"] == "ok", done
+    assert done["output"] == [{"plain": "plain", "eu": {"region": "eu"}, "us": {"region": "us"}}]
+    assert ledger(work) == Counter(["plain", "plan eu", "plan us", "after"])
+    assert [p.name for p in (work / "state").iterdir() if p.is_file()] == ["signing.key"]
+
+
+def test_rejecting_one_of_several_pending_gates_spends_them_all(work: Path, capsys: Capture) -> None:
+    eu, us = cli(capsys, "run", "--mode", "tool", "fan.lobster")["pendingGates"]
+    assert cli(capsys, "resume", "--token", us["resumeToken"], "--approve", "yes")["status"] == "needs_approval"
+    assert cli(capsys, "resume", "--token", eu["resumeToken"], "--approve", "no")["status"] == "cancelled"
+    assert [p.name for p in (work / "state").iterdir() if p.is_file()] == ["signing.key"]
+    assert ledger(work)["after"] == 0
+
+
+def test_wait_any_is_won_by_a_branch_that_finishes_not_one_waiting_at_its_gate(work: Path, capsys: Capture) -> None:
+    done = cli(capsys, "run", "--mode", "tool", "any.lobster")
+    assert done["status"] == "ok" and done["output"] == [{"quick": "quick"}], done
+    assert list_runs(StateStore(work / "state")) == []
+
+
+def test_wait_any_whose_every_branch_waits_halts_and_the_answer_wins(work: Path, capsys: Capture) -> None:
+    write_file(work, "only.lobster", ANY.replace("approval: Use this one?", "approval: Use this one?\n        - id: other\n"
+                                                 "          approval: Or this one?").replace("""        - id: quick
+          run: |
+            echo quick >> "$LEDGER"; echo '"quick"'
+""", ""))
+    halted = cli(capsys, "run", "--mode", "tool", "only.lobster")
+    assert [g["path"] for g in halted["pendingGates"]] == ["race > gated", "race > other"]
+    first = cli(capsys, "resume", "--token", halted["pendingGates"][1]["resumeToken"], "--approve", "yes")
+    done = cli(capsys, "resume", "--token", first["requiresApproval"]["resumeToken"], "--approve", "yes")
+    assert done["status"] == "ok" and done["output"] == [{"gated": "gated"}], done

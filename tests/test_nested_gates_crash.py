@@ -72,6 +72,22 @@ LOOP = f"""steps:
     run: |
       echo after >> "$LEDGER"; echo '"done"'
 """
+FAN = f"""steps:
+  - id: fan
+    parallel:
+      branches:
+        - id: eu
+          run: |
+            echo "plan eu" >> "$LEDGER"; echo '"eu"'
+          approval: EU?
+        - id: us
+          run: |
+            echo "plan us" >> "$LEDGER"; echo '"us"'
+          approval: US?
+  - id: after
+    run: |
+      echo after >> "$LEDGER"; {HANG}; echo '"done"'
+"""
 CASES = {
     # file, the branch in flight when killed, what ran before the gate of the resumed run
     "depth": ("depth.lobster", "inner > apply", ["first", "prepare", "plan"]),
@@ -82,7 +98,7 @@ CASES = {
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
     for name, text in (("leaf.lobster", LEAF), ("middle.lobster", MIDDLE), ("depth.lobster", DEPTH),
-                       ("loop.lobster", LOOP)):
+                       ("loop.lobster", LOOP), ("fan.lobster", FAN)):
         (tmp_path / name).write_text(text)
     return {**os.environ, "LOBSTER_STATE_DIR": str(tmp_path / "state"), "LEDGER": str(tmp_path / "ledger"),
             "MARK": str(tmp_path / "mark"), "SLEEPER": str(tmp_path / "sleeper")}
@@ -161,3 +177,16 @@ def test_killed_between_the_approval_and_the_next_step_nothing_runs_twice(
     assert done["ok"] and done["status"] == "ok", done
     tail = ["apply", "verify", "after verified"] if case == "depth" else ["ship 2", "after"]
     assert ledger(env) == Counter([*before, *tail])
+
+
+def test_killed_after_the_last_of_several_parallel_gates_nothing_runs_twice(tmp_path: Path, env: dict[str, str]) -> None:
+    halted = lobster(env, tmp_path, "run", "--mode", "tool", "fan.lobster")
+    eu, us = halted["pendingGates"]
+    waiting = lobster(env, tmp_path, "resume", "--token", eu["resumeToken"], "--approve", "yes")
+    assert waiting["requiresApproval"] == us, waiting
+    run_id = resume_and_kill(env, tmp_path, waiting)  # `after` hangs: killed in the step after the gates
+    refused = lobster(env, tmp_path, "resume", "--run", run_id)
+    assert not refused["ok"] and "step after was started but not recorded" in refused["error"]["message"], refused
+    done = lobster(env, tmp_path, "resume", "--run", run_id, "--retry-step")
+    assert done["ok"] and done["output"] == ["done"], done
+    assert ledger(env) == Counter(["plan eu", "plan us", "after", "after"])  # only the step in flight twice

@@ -46,6 +46,13 @@ def needs_input_envelope(request: Mapping[str, Any], token: str) -> Envelope:
     return _status("needs_input", [], None, shown)
 
 
+def with_pending(envelopes: list[Envelope]) -> Envelope:
+    """Several gates pending at once: the first one's envelope, plus `pendingGates` listing every pending gate's
+    request (with its own `resumeToken` and `approvalId`) in order; each is answered on its own."""
+    pending = [e["requiresApproval"] or e["requiresInput"] for e in envelopes]
+    return {**envelopes[0], "pendingGates": pending}
+
+
 def cancelled_envelope() -> Envelope:
     """`status: cancelled` (resume --approve no, resume --cancel)."""
     return _status("cancelled", [])

@@ -13,7 +13,7 @@ from lobsterlang.interpret.process import Cancellation
 from lobsterlang.interpret.values import stringify
 from lobsterlang.interpret.workflow.context import Frame, check_required_args, resolve_args
 from lobsterlang.interpret.workflow.engine import Hooks
-from lobsterlang.interpret.workflow.errors import NestedGate, WorkflowError
+from lobsterlang.interpret.workflow.errors import NestedGate, NestedGates, WorkflowError
 from lobsterlang.interpret.workflow.loader import load_workflow
 from lobsterlang.interpret.workflow.refs import Record, make_record
 from lobsterlang.interpret.workflow.templates import Scope, render
@@ -120,11 +120,12 @@ def run_child(
     return make_record(step.id, stdout, value)
 
 
-def child_gate(step: ir.Step, halt: Halt, frame: Frame) -> NestedGate:
-    """The gate a sub-workflow halted at, seen from the `workflow:` step `step` (a gate inside a `pipeline:` step of
-    the child cannot halt the run yet: the step fails)."""
+def child_gate(step: ir.Step, halt: Halt, frame: Frame) -> NestedGate | NestedGates:
+    """The gate (or gates) a sub-workflow halted at, seen from the `workflow:` step `step` (a gate inside a
+    `pipeline:` step of the child cannot halt the run yet: the step fails)."""
     if halt.nested is not None:
-        return halt.nested.inside(step.id, f"{halt.step.id}{INSIDE}")
+        group = tuple(gate.inside(step.id, f"{halt.step.id}{INSIDE}") for gate in halt.group)
+        return group[0] if len(group) == 1 else NestedGates(group)
     if halt.stage is not None:
         raise WorkflowError(
             f"Workflow step {step.id} sub-workflow halted for input inside pipeline step {halt.step.id}. "

@@ -22,6 +22,7 @@ from lobsterlang.interpret.workflow.errors import (
     Dispatched,
     InputRequested,
     NestedGate,
+    NestedGates,
     StepTimeout,
     Unrecoverable,
     WorkflowError,
@@ -52,6 +53,8 @@ class Halt:
     """The gate inside the step (a sub-workflow's, a loop's, a branch's) that the run halted at."""
     kept: dict[str, Record] | None = None
     """With `nested`: the records made inside the step before its gate (they do not run again on resume)."""
+    group: tuple[NestedGate, ...] = ()
+    """With `nested`: every gate the step stopped at (parallel branches: several, each answered on its own)."""
 
     @property
     def is_input(self) -> bool:
@@ -258,8 +261,10 @@ class Runner:
             record, branches = with_retry(step.id, rules, journaled_attempt, self.retryable, str, self.opts.err, first=first)
         except InputRequested as gate:
             return "ran", self.pipeline_gate(index, step, gate)
-        except NestedGate as gate:
-            return "ran", Halt(step, index, gate.request, gate.identity, nested=gate, kept=self.kept_branches(step))
+        except (NestedGate, NestedGates) as reached:
+            group = reached.gates if isinstance(reached, NestedGates) else (reached,)
+            return "ran", Halt(step, index, group[0].request, group[0].identity, nested=group[0],
+                               kept=self.kept_branches(step), group=group)
         except (Unrecoverable, Cancelled):
             raise
         except (WorkflowError, LobsterRunError) as exc:

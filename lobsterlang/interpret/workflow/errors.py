@@ -60,6 +60,17 @@ class NestedGate(Unrecoverable):
                           self.record, self.step)
 
 
+class NestedGates(Unrecoverable):
+    """Several gates inside one step were reached (parallel branches): the run halts at all of them at once."""
+
+    def __init__(self, gates: tuple[NestedGate, ...]) -> None:
+        super().__init__("; ".join(str(gate) for gate in gates))
+        self.gates = gates
+
+    def inside(self, segment: str, key_prefix: str) -> NestedGates:
+        return NestedGates(tuple(gate.inside(segment, key_prefix) for gate in self.gates))
+
+
 class StepTimeout(WorkflowError):
     """`Step '<id>' timed out after <n>ms`."""
 

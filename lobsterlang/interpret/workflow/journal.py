@@ -143,9 +143,15 @@ class EventJournal(Hooks):
         """Written (fsynced) before the call goes out: a run killed after it does not run the step again on its own."""
         self.append({"event": "dispatched", "index": index, "step": step.id, "call": call})
 
-    def halted(self, index: int, gate: str, state_key: str, expires_at: str | None = None) -> None:
-        """The run waits at `gate`: a step's id, or the path of a gate inside step `index` (`deploy > prod_gate`)."""
-        self.append({"event": "halted", "index": index, "step": gate, "stateKey": state_key, "expiresAt": expires_at})
+    def halted(self, index: int, gate: str, state_key: str, expires_at: str | None = None,
+               gates: Sequence[dict[str, str]] = ()) -> None:
+        """The run waits at `gate`: a step's id, or the path of a gate inside step `index` (`deploy > prod_gate`);
+        `gates`: every gate it waits at when several are pending (`{step, stateKey}` each, `gate` the first)."""
+        event: dict[str, Any] = {"event": "halted", "index": index, "step": gate, "stateKey": state_key,
+                                 "expiresAt": expires_at}
+        if len(gates) > 1:
+            event["gates"] = [dict(g) for g in gates]
+        self.append(event)
 
 
 def start_event(run_id: str, path: str, args: dict[str, Any], workflow: ir.Workflow, digest: str | None,

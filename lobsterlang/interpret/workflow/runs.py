@@ -16,12 +16,14 @@ from lobsterlang.interpret.state import Claim, StateStore
 from lobsterlang.interpret.tokens import TokenPayload
 from lobsterlang.interpret.values import to_json_data
 from lobsterlang.interpret.workflow.context import Answer, Frame, Options
-from lobsterlang.interpret.workflow.engine import Runner
+from lobsterlang.interpret.workflow.engine import Runner, gate_path
 from lobsterlang.interpret.workflow.errors import NotRetried, StepTimeout, WorkflowError, WorkflowUsageError
+from lobsterlang.interpret.workflow.gategroup import answer as gategroup_answer
+from lobsterlang.interpret.workflow.gategroup import forget_group, group_of
 from lobsterlang.interpret.workflow.gates import approver_of, check_approver, check_response
 from lobsterlang.interpret.workflow.journal import EventJournal, new_run_id
 from lobsterlang.interpret.workflow.runlock import RunBusy, hold_run
-from lobsterlang.interpret.workflow.session import RunInfo, Stored, file_digest, read_state, save_halt
+from lobsterlang.interpret.workflow.session import RunInfo, Stored, file_digest, read_state, save_halts
 from lobsterlang.interpret.workflow.stores import backend_of, handoff_of
 
 
@@ -63,10 +65,11 @@ def drive(frame: Frame, opts: Options, journal: EventJournal, info: RunInfo, sta
             journal.finish()
         raise
     if outcome.halt is not None:
-        issued = save_halt(opts.store, frame, outcome.halt, info, opts.children)
-        journal.halted(outcome.halt.index, outcome.halt.gate_id, issued.key, issued.expires_at)
+        envelope, issued = save_halts(opts.store, frame, outcome.halt, info, opts.children)
+        gates = [{"step": gate_path(g.path), "stateKey": i.key} for g, i in zip(outcome.halt.group, issued, strict=False)]
+        journal.halted(outcome.halt.index, outcome.halt.gate_id, issued[0].key, issued[0].expires_at, gates)
         journal.close()
-        return issued.envelope
+        return envelope
     journal.finish()
     return ok_envelope(to_json_data(outcome.output))
 
@@ -157,6 +160,7 @@ def resume(state_key: str, decision: Any, ctx: Any, token: TokenPayload | None =
 
 def _decide(stored: Stored, decision: Any, ctx: Any, claim: Claim, state_key: str, run_id: str) -> Envelope:
     if decision.cancel or decision.approve is False:
+        forget_group(ctx.store, stored, run_id)  # the other gates pending with it, if any
         _forget(ctx.store, claim, stored, state_key)
         backend_of(ctx.store).journal(run_id).finish()
         return cancelled_envelope()
@@ -176,7 +180,11 @@ def _claim(store: StateStore, key: str, run_id: Any) -> Claim:
 def _waiting_at(store: StateStore, run_id: str, key: str) -> bool:
     """Whether run `run_id`'s journal still ends at the gate whose state is `key` (nothing ran since)."""
     log = backend_of(store).read_run(run_id)
-    return log is not None and log.halted is not None and log.halted.get("stateKey") == key
+    if log is None or log.halted is None:
+        return False
+    gates = log.halted.get("gates")
+    return log.halted.get("stateKey") == key or (isinstance(gates, list) and any(
+        isinstance(g, dict) and g.get("stateKey") == key for g in gates))
 
 
 def _expected(run_id: str | None, gate: str | None) -> dict[str, str]:
@@ -208,6 +216,17 @@ def _continue(stored: Stored, decision: Any, ctx: Any, claim: Claim, state_key: 
         claim.put_back()  # nothing ran: the token stays valid
         return error_envelope("parse_error", str(exc))
     warn_if_changed(stored, sys.stderr)
+    if group_of(stored):  # one of several gates pending at once: the run goes on once all are answered
+        journal = backend_of(store).journal(run_id)
+        try:
+            waiting = gategroup_answer(store, stored, run_id, journal)
+        except StateIntegrityError:
+            claim.put_back()
+            raise
+        if waiting is not None:
+            journal.close()
+            _forget(store, claim, stored, state_key)
+            return waiting
     spend = stored.extra.get("cost")
     frame = Frame(stored.workflow, stored.path, stored.args, dict(ctx.env), ctx.cwd, ctx.cancel,
                   (os.path.realpath(stored.path),), stored.results, spend if isinstance(spend, list) else [])

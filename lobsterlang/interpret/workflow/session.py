@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from lobsterlang import ir
 from lobsterlang.digits import whole_number
 from lobsterlang.interpret import gatestate
-from lobsterlang.interpret.envelope import Envelope, needs_approval_envelope, needs_input_envelope
+from lobsterlang.interpret.envelope import Envelope, needs_approval_envelope, needs_input_envelope, with_pending
 from lobsterlang.interpret.state import StateStore, now_iso
 from lobsterlang.interpret.tokens import WORKFLOW_KIND
 from lobsterlang.interpret.values import stringify, to_json_data
@@ -48,7 +48,8 @@ class RunInfo:
     superseded: tuple[str, ...] = ()
 
 
-def halt_state(frame: Frame, halt: Halt, info: RunInfo, children: Mapping[str, ir.Workflow] | None = None) -> dict[str, Any]:
+def halt_state(frame: Frame, halt: Halt, info: RunInfo, children: Mapping[str, ir.Workflow] | None = None,
+               group: list[dict[str, str]] | None = None) -> dict[str, Any]:
     """The resume state written at a gate (the reference's fields plus a `lobsterlang` section)."""
     from lobsterlang.ir_codec import to_json
 
@@ -78,6 +79,7 @@ def halt_state(frame: Frame, halt: Halt, info: RunInfo, children: Mapping[str, i
             "step": halt.step.id, "path": list(halt.nested.path), "key": halt.nested.key, "leaf": halt.nested.step.id,
             "kept": halt.kept or {}, "record": halt.nested.record,
             "workflows": {path: to_json(child) for path, child in (children or {}).items()},
+            "shown": shown_request(halt), "group": group or [],
         })
     return state
 
@@ -133,15 +135,17 @@ class Issued:
 
 
 def save_halt(store: StateStore, frame: Frame, halt: Halt, info: RunInfo,
-              children: Mapping[str, ir.Workflow] | None = None) -> Issued:
+              children: Mapping[str, ir.Workflow] | None = None, key: str | None = None,
+              group: list[dict[str, str]] | None = None) -> Issued:
     """Write the sealed state, issue the signed token (and approval id) and build the envelope; `children`: the
-    sub-workflows the run loaded (stored with a gate inside a step: the resume runs them as they were)."""
+    sub-workflows the run loaded (stored with a gate inside a step: the resume runs them as they were); `key` and
+    `group`: the gate is one of several pending at once (`{path, key, stateKey}` each)."""
     limit = envelope_limit(frame.base_env)
     approval = gate_step(halt).approval
     ttl = gatestate.approval_ttl(frame.base_env, gate_expiry(approval.value) if approval is not None else None)
     signer = gatestate.signer_for(store)
-    key = store.new_state_key(STATE_PREFIX)
-    state = halt_state(frame, halt, info, children)
+    key = key or store.new_state_key(STATE_PREFIX)
+    state = halt_state(frame, halt, info, children, group)
     request = shown_request(halt)
     bound = gatestate.binding(WORKFLOW_KIND, key, info.run_id, halt.gate_id, state["lobsterlang"]["ir"], request, ttl)
     token, approval_id = gatestate.issue(store, signer, key, state, bound, approval=not halt.is_input)
@@ -153,6 +157,20 @@ def save_halt(store: StateStore, frame: Frame, halt: Halt, info: RunInfo,
             store.delete(key)
             raise
     return Issued(needs_approval_envelope(request, token, approval_id), key, expires_at)
+
+
+def save_halts(store: StateStore, frame: Frame, halt: Halt, info: RunInfo,
+               children: Mapping[str, ir.Workflow] | None = None) -> tuple[Envelope, list[Issued]]:
+    """Make a halt durable: one gate, or every gate of a group (parallel branches), each with its own sealed state,
+    token and approval id; the envelope shows the first and, for a group, lists them all (`pendingGates`)."""
+    if len(halt.group) <= 1:
+        issued = save_halt(store, frame, halt, info, children)
+        return issued.envelope, [issued]
+    keys = [store.new_state_key(STATE_PREFIX) for _ in halt.group]
+    group = [{"path": " > ".join(g.path), "key": g.key, "stateKey": k} for g, k in zip(halt.group, keys, strict=True)]
+    made = [save_halt(store, frame, replace(halt, nested=g, request=g.request, identity=g.identity), info, children,
+                      key, group) for g, key in zip(halt.group, keys, strict=True)]
+    return with_pending([m.envelope for m in made]), made
 
 
 def gate_expiry(value: Any) -> Any:

@@ -8,7 +8,6 @@ from functools import lru_cache
 from pathlib import Path
 
 from lobsterlang import ir
-from lobsterlang.commands.specs import input_gate
 from lobsterlang.diagnostics import Diagnostic, Severity
 from lobsterlang.lint.context import LintContext
 from lobsterlang.lint.effects import (
@@ -120,21 +119,22 @@ def _nested_gate_stages(ctx: LintContext) -> Iterator[tuple[Unit, ir.Stage]]:
 
 
 @lru_cache(maxsize=256)
-def _child_gates(path: str, mtime_ns: int) -> tuple[str, ...]:
-    """Ids of the gates in a sub-workflow file: approval and input steps, and pipeline steps that ask (empty if it
-    cannot be read); cached per version."""
+def _child_asks(path: str, mtime_ns: int) -> tuple[str, ...]:
+    """Ids of the `pipeline:` steps of a sub-workflow file whose pipeline asks (`ask`) or approves (`approve`): they
+    cannot halt the run from a sub-workflow (empty if it cannot be read); cached per version."""
     from lobsterlang.compile import compile_workflow
 
     try:
         child = compile_workflow(read_source(path), path).ir
     except OSError:
         return ()
-    return tuple(s.id for s in child.steps if s.approval or s.input or _asks(s.action)) if child else ()
+    return tuple(s.id for s in child.steps if _halts_inside(s.action)) if child else ()
 
 
-def _asks(action: ir.Action | None) -> bool:
-    """A `pipeline:` step whose pipeline requests input: it halts the workflow like an input step."""
-    return isinstance(action, ir.PipelineRun) and input_gate(action.pipeline) is not None
+def _halts_inside(action: ir.Action | None) -> bool:
+    """A `pipeline:` step with an `ask` or `approve` stage."""
+    return isinstance(action, ir.PipelineRun) and action.pipeline is not None and any(
+        stage.name.value in _HALTING_STAGES for stage in action.pipeline.stages)
 
 
 def _base_dir(ctx: LintContext) -> Path:
@@ -142,46 +142,37 @@ def _base_dir(ctx: LintContext) -> Path:
     return Path(ctx.workflow.source).parent if ctx.workflow else Path(".")
 
 
-def _gates_of_file(target: Path) -> tuple[str, ...]:
-    """The gates of the file at `target`; none when it cannot be read (missing, a name too long…)."""
+def _asks_of_file(target: Path) -> tuple[str, ...]:
+    """The asking pipeline steps of the file at `target`; none when it cannot be read (missing, a name too long…)."""
     try:
         modified = target.stat().st_mtime_ns if target.is_file() else None
     except OSError:
         return ()
-    return _child_gates(str(target), modified) if modified is not None else ()
+    return _child_asks(str(target), modified) if modified is not None else ()
 
 
-def _sub_workflow_gates(ctx: LintContext) -> Iterator[tuple[Unit, ir.WorkflowCall, tuple[str, ...]]]:
+def _sub_workflow_asks(ctx: LintContext) -> Iterator[tuple[Unit, ir.WorkflowCall, tuple[str, ...]]]:
     base = None  # made on first use: most files call no sub-workflow
     for unit in ctx.steps:
         call = unit.action
         if type(call) is ir.WorkflowCall and not call.path.refs:
             base = base or _base_dir(ctx)
-            gates = _gates_of_file(base / call.path.text)
-            if gates:
-                yield unit, call, gates
+            asks = _asks_of_file(base / call.path.text)
+            if asks:
+                yield unit, call, asks
 
 
-@rule("L403", "nested-approval", Severity.ERROR, "an approval inside `parallel`, `for_each` or a sub-workflow")
+@rule("L403", "nested-approval", Severity.ERROR,
+      "an `approve`/`ask` stage that cannot halt the run (in a loop, a branch or a sub-workflow)")
 def nested_approval(ctx: LintContext) -> Iterator[Diagnostic]:
-    hint = "move the approval to a top-level step before the block"
+    hint = "use an `approval:` or `input:` step (or branch, or sub-step) instead: those halt the run anywhere"
     for unit, stage in _nested_gate_stages(ctx):
         where = "parallel branch" if unit.kind == "branch" else "for_each sub-step"
         yield ctx.diag("L403", stage.name.span, f"`{stage.name.value}` in {where} `{unit.id}` cannot halt there; the step fails", hint)
-    for unit in ctx.units:
-        if unit.kind == "branch":
-            yield from _branch_gate_keys(ctx, unit, hint)
-    for unit, call, gates in _sub_workflow_gates(ctx):
-        yield ctx.diag("L403", call.path.span, f"sub-workflow `{call.path.text}` has approval/input step `{gates[0]}`; "
-                       "composition does not support gates, so step `" + unit.id + "` fails when it halts", hint)
-
-
-def _branch_gate_keys(ctx: LintContext, unit: Unit, hint: str) -> Iterator[Diagnostic]:
-    assert isinstance(unit.step.action, ir.Parallel)
-    branch = unit.step.action.branches[unit.position]
-    for extra in branch.extra:
-        if extra.key in ("approval", "input"):
-            yield ctx.diag("L403", extra.span, f"`{extra.key}` on parallel branch `{unit.id}` is ignored: branches cannot halt", hint)
+    for unit, call, asks in _sub_workflow_asks(ctx):
+        yield ctx.diag("L403", call.path.span, f"sub-workflow `{call.path.text}` has pipeline step `{asks[0]}` that asks "
+                       "or approves inside its pipeline; that cannot halt the run from a sub-workflow, so step `"
+                       + unit.id + "` fails when it does", hint)
 
 
 def _retries(retry: ir.Retry | None) -> bool:
