@@ -373,3 +373,39 @@ def test_wait_any_whose_every_branch_waits_halts_and_the_answer_wins(work: Path,
     first = cli(capsys, "resume", "--token", halted["pendingGates"][1]["resumeToken"], "--approve", "yes")
     done = cli(capsys, "resume", "--token", first["requiresApproval"]["resumeToken"], "--approve", "yes")
     assert done["status"] == "ok" and done["output"] == [{"gated": "gated"}], done
+
+
+def test_the_plan_the_graph_and_the_editor_name_the_gates_inside_a_step(work: Path, capsys: Capture) -> None:
+    main(["run", "--dry-run", "depth.lobster"])
+    plan = capsys.readouterr().err  # the plan is written where human-mode messages go
+    assert "[approval required inside: deploy > inner > prod_gate — the whole run waits there]" in plan
+    main(["run", "--dry-run", "fan.lobster"])
+    assert "[approval required inside: fan > us" in capsys.readouterr().err
+    main(["run", "--dry-run", "loop.lobster"])
+    assert "[approval required inside: loop[*] > confirm" in capsys.readouterr().err
+    main(["graph", "--file", "depth.lobster", "--format", "ascii"])
+    assert "- deploy [workflow, approval gate: deploy > inner > prod_gate] (workflow: middle.lobster)" in capsys.readouterr().out
+    main(["graph", "--file", "loop_input.lobster"])
+    assert "input gate: loop[*] &gt; rename" in capsys.readouterr().out  # Mermaid escapes `>`
+
+
+def test_the_language_server_hints_the_gates_inside_a_step(work: Path) -> None:
+    pytest.importorskip("pygls")
+    from lsp.documents import Documents
+    from lsp.views import inlay_hints
+
+    text = DEPTH_TWO
+    documents = Documents()
+    analysis = documents.analysis((work / "depth.lobster").as_uri(), text, 1)
+    hints = [(h.position.line, str(h.label)) for h in inlay_hints(analysis, 0, len(text))]
+    assert (4, " approval gate: deploy > inner > prod_gate") in hints
+
+
+def test_the_answers_kept_for_pending_gates_are_sealed(work: Path, capsys: Capture) -> None:
+    eu, us = cli(capsys, "run", "--mode", "tool", "fan.lobster")["pendingGates"]
+    cli(capsys, "resume", "--token", us["resumeToken"], "--approve", "yes")
+    [answers] = (p for p in (work / "state").iterdir() if p.name.startswith("workflow_answers_"))
+    answers.write_text(answers.read_text().replace('"us"', '"evil"'))
+    refused = cli(capsys, "resume", "--token", eu["resumeToken"], "--approve", "yes")
+    assert not refused["ok"] and refused["error"]["type"] == "state_integrity", refused
+    assert ledger(work)["after"] == 0
