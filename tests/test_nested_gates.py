@@ -10,8 +10,12 @@ from __future__ import annotations
 import io
 import json
 import os
+import subprocess
+import sys
+import time
 from collections import Counter
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -409,3 +413,33 @@ def test_the_answers_kept_for_pending_gates_are_sealed(work: Path, capsys: Captu
     refused = cli(capsys, "resume", "--token", eu["resumeToken"], "--approve", "yes")
     assert not refused["ok"] and refused["error"]["type"] == "state_integrity", refused
     assert ledger(work)["after"] == 0
+
+
+def test_a_nested_gate_expires_with_its_own_expires_in(work: Path, capsys: Capture, monkeypatch: pytest.MonkeyPatch) -> None:
+    write_file(work, "leaf.lobster", LEAF.replace("approval: Deploy now?", "approval: {prompt: Deploy now?, expires_in: 1h}"))
+    halted = cli(capsys, "run", "--mode", "tool", "depth.lobster")
+    import lobsterlang.interpret.gatestate as gatestate
+
+    real = time.time
+    monkeypatch.setattr(gatestate, "time", SimpleNamespace(time=lambda: real() + 7200))
+    expired = answer(capsys, halted)
+    assert not expired["ok"] and expired["error"]["message"].startswith("Approval expired at "), expired
+    assert ledger(work)["apply prod"] == 0
+    assert cli(capsys, "resume", "--token", halted["requiresApproval"]["resumeToken"], "--cancel")["status"] == "cancelled"
+
+
+def tool(work: Path, request: dict[str, Any]) -> dict[str, Any]:
+    """`lobster tool` with `request` on stdin, as an agent's host runs it."""
+    done = subprocess.run([sys.executable, "-m", "lobsterlang", "tool"], input=json.dumps(request), capture_output=True,
+                          text=True, cwd=work, env=dict(os.environ), timeout=120)
+    return json.loads(done.stdout)  # type: ignore[no-any-return]
+
+
+def test_an_agent_answers_nested_gates_through_the_tool_call(work: Path) -> None:
+    """The embedded tool call (what an agent sends) carries `path` and `pendingGates` unchanged."""
+    halted = tool(work, {"action": "run", "pipeline": "fan.lobster"})
+    assert halted["protocolVersion"] == 1 and [g["path"] for g in halted["pendingGates"]] == ["fan > eu", "fan > us"]
+    first = tool(work, {"action": "resume", "approvalId": halted["pendingGates"][0]["approvalId"], "approve": True})
+    assert first["requiresApproval"]["path"] == "fan > us", first
+    done = tool(work, {"action": "resume", "token": first["requiresApproval"]["resumeToken"], "approve": True})
+    assert done["status"] == "ok" and ledger(work)["after"] == 1, done

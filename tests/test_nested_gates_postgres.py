@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from pg_server import pg_root, pg_url  # noqa: F401  (fixtures used by name)
 from test_backend_workers import live_worker, lobster, unfinished, wait_for, worker_env
-from test_nested_gates import DEPTH_TWO, LEAF, LOOP, MIDDLE
+from test_nested_gates import DEPTH_TWO, FAN, LEAF, LOOP, MIDDLE
 from test_nested_gates_crash import resume_and_kill
 
 CLI = "import sys; from lobsterlang.cli import main; sys.exit(main(sys.argv[1:]))"
@@ -26,7 +26,7 @@ ALL = [*BEFORE_GATE, "apply prod", "report", "after"]
 @pytest.fixture
 def env(tmp_path: Path, pg_url: str) -> dict[str, str]:  # noqa: F811
     for name, text in (("leaf.lobster", LEAF), ("middle.lobster", MIDDLE), ("depth.lobster", DEPTH_TWO),
-                       ("loop.lobster", LOOP)):
+                       ("loop.lobster", LOOP), ("fan.lobster", FAN)):
         (tmp_path / name).write_text(text)
     return worker_env(tmp_path, pg_url)
 
@@ -63,6 +63,20 @@ def test_a_loop_asks_per_item_and_a_rejection_cancels(tmp_path: Path, env: dict[
     cancelled = tool(env, "resume", "--token", envelope["requiresApproval"]["resumeToken"], "--approve", "no")
     assert cancelled["status"] == "cancelled" and unfinished(env) == []
     assert ledger(tmp_path) == Counter(["prepare 1", "ship 1", "prepare 2"])
+
+
+def test_parallel_gates_pending_together_are_answered_one_by_one(tmp_path: Path, env: dict[str, str]) -> None:
+    halted = tool(env, "run", "--mode", "tool", str(tmp_path / "fan.lobster"))
+    eu, us = halted["pendingGates"]
+    [row] = unfinished(env)
+    assert row["waitingGate"] == "fan > eu", row
+    waiting = tool(env, "resume", "--id", eu["approvalId"], "--approve", "yes")
+    assert waiting["requiresApproval"] == us and not (tmp_path / "state").exists(), waiting  # kept in the database
+    [row] = unfinished(env)
+    assert row["waitingGate"] == "fan > us", row
+    done = tool(env, "resume", "--token", us["resumeToken"], "--approve", "yes")
+    assert done["status"] == "ok", done
+    assert ledger(tmp_path) == Counter(["plain", "plan eu", "plan us", "after"]) and unfinished(env) == []
 
 
 @pytest.mark.slow
