@@ -443,3 +443,54 @@ def test_an_agent_answers_nested_gates_through_the_tool_call(work: Path) -> None
     assert first["requiresApproval"]["path"] == "fan > us", first
     done = tool(work, {"action": "resume", "token": first["requiresApproval"]["resumeToken"], "approve": True})
     assert done["status"] == "ok" and ledger(work)["after"] == 1, done
+
+
+ASKING_CHILD = """\
+steps:
+  - id: draft
+    run: |
+      echo draft >> "$LEDGER"; echo '{"text": "hi"}'
+  - id: review
+    stdin: $draft.json
+    pipeline: exec --json --shell 'echo pre >> "$LEDGER"; echo "[1]"' | ask --prompt 'Send it?' | pick decision
+  - id: send
+    stdin: $review.json
+    run: |
+      echo "send $(cat)" >> "$LEDGER"; echo '["a", "b"]'
+"""
+ASKS_EVERYWHERE = """\
+steps:
+  - id: mail
+    workflow: asking.lobster
+  - id: loop
+    for_each: $mail.json
+    steps:
+      - id: q
+        pipeline: exec --json --shell 'echo "pre $LOBSTER_ARG_X" >> "$LEDGER"; echo "[1]"' | ask --prompt 'Item ok?' | pick decision
+        env: {LOBSTER_ARG_X: $item.stdout}
+  - id: fan
+    parallel:
+      branches:
+        - id: p1
+          pipeline: ask --prompt 'P1?' | pick decision
+        - id: p2
+          run: |
+            echo p2 >> "$LEDGER"; echo '"p2"'
+"""
+
+
+def test_an_ask_stage_inside_a_sub_workflow_a_loop_or_a_branch_halts_and_continues_after_it(
+        work: Path, capsys: Capture) -> None:
+    write_file(work, "asking.lobster", ASKING_CHILD)
+    write_file(work, "asks.lobster", ASKS_EVERYWHERE)
+    envelope = cli(capsys, "run", "--mode", "tool", "asks.lobster")
+    paths = []
+    decisions = iter(["approve", "reject", "redraft", "approve"])
+    while envelope["status"] == "needs_input":
+        paths.append(envelope["requiresInput"]["path"])
+        envelope = answer(capsys, envelope, {"decision": next(decisions)})
+    assert paths == ["mail > review", "loop[0] > q", "loop[1] > q", "fan > p1"], envelope
+    assert envelope["status"] == "ok", envelope
+    assert envelope["output"] == [{"p1": {"decision": "approve"}, "p2": "p2"}]
+    # every stage before an ask ran once; each pipeline continued after its ask with the answer given there
+    assert ledger(work) == Counter(["draft", "pre", 'send {"decision":"approve"}', "pre a", "pre b", "p2"])

@@ -88,6 +88,17 @@ FAN = f"""steps:
     run: |
       echo after >> "$LEDGER"; {HANG}; echo '"done"'
 """
+ASKING = """steps:
+  - id: items
+    run: echo '[1]'
+  - id: loop
+    for_each: $items.json
+    steps:
+      - id: q
+        pipeline: exec --json --shell 'echo pre >> "$LEDGER"; echo "[1]"' | ask --prompt 'Ok?' | exec --json --stdin json --shell 'sh after.sh'
+"""
+AFTER_ASK = f"""echo "after $(cat)" >> "$LEDGER"; {HANG}; echo '"done"'
+"""
 CASES = {
     # file, the branch in flight when killed, what ran before the gate of the resumed run
     "depth": ("depth.lobster", "inner > apply", ["first", "prepare", "plan"]),
@@ -98,7 +109,7 @@ CASES = {
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
     for name, text in (("leaf.lobster", LEAF), ("middle.lobster", MIDDLE), ("depth.lobster", DEPTH),
-                       ("loop.lobster", LOOP), ("fan.lobster", FAN)):
+                       ("loop.lobster", LOOP), ("fan.lobster", FAN), ("asking.lobster", ASKING), ("after.sh", AFTER_ASK)):
         (tmp_path / name).write_text(text)
     return {**os.environ, "LOBSTER_STATE_DIR": str(tmp_path / "state"), "LEDGER": str(tmp_path / "ledger"),
             "MARK": str(tmp_path / "mark"), "SLEEPER": str(tmp_path / "sleeper")}
@@ -124,11 +135,12 @@ def halt_at_last_gate(env: dict[str, str], cwd: Path, file: str) -> dict[str, An
     return envelope
 
 
-def resume_and_kill(env: dict[str, str], cwd: Path, envelope: dict[str, Any]) -> str:
-    """Approve, then SIGKILL the resume (and the hanging step) while the first step after the gate runs."""
-    token = envelope["requiresApproval"]["resumeToken"]
-    run = subprocess.Popen([sys.executable, "-c", CLI, "resume", "--token", token, "--approve", "yes"], env=env,
-                           cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+def resume_and_kill(env: dict[str, str], cwd: Path, envelope: dict[str, Any], *answer: str) -> str:
+    """Approve (or give `answer`), then SIGKILL the resume (and the hanging step) while the first step after the gate
+    runs."""
+    token = (envelope["requiresApproval"] or envelope["requiresInput"])["resumeToken"]
+    run = subprocess.Popen([sys.executable, "-c", CLI, "resume", "--token", token, *(answer or ("--approve", "yes"))],
+                           env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     sleeper = Path(env["SLEEPER"])
     deadline = time.monotonic() + 60
     while not sleeper.exists() or not sleeper.read_text().strip():
@@ -190,3 +202,15 @@ def test_killed_after_the_last_of_several_parallel_gates_nothing_runs_twice(tmp_
     done = lobster(env, tmp_path, "resume", "--run", run_id, "--retry-step")
     assert done["ok"] and done["output"] == ["done"], done
     assert ledger(env) == Counter(["plan eu", "plan us", "after", "after"])  # only the step in flight twice
+
+
+def test_killed_after_answering_an_ask_in_a_loop_the_answer_is_kept(tmp_path: Path, env: dict[str, str]) -> None:
+    """The journal keeps the answer to an `ask` inside a step: after a crash the pipeline continues after its stage."""
+    halted = lobster(env, tmp_path, "run", "--mode", "tool", "asking.lobster")
+    assert halted["requiresInput"]["path"] == "loop[0] > q", halted
+    run_id = resume_and_kill(env, tmp_path, halted, "--response-json", '{"decision": "approve"}')  # killed after it
+    done = lobster(env, tmp_path, "resume", "--run", run_id, "--retry-step")
+    assert done["ok"] and done["status"] == "ok", done  # not asked again
+    assert done["output"] == [{"item": 1, "index": 0, "q": "done"}], done
+    after = 'after [{"decision":"approve"}]'  # the answer, the one item after the ask
+    assert ledger(env) == Counter(["pre", after, after])  # only what ran after the ask twice: `pre` once

@@ -90,6 +90,12 @@ def child_frame(runner: Runner, step: ir.Step, workflow: ir.Workflow, path: str,
             frame.resumed_branches.setdefault(child_step, {})[rest] = record
         else:
             frame.results[key] = record
+    for key, answer in runner.frame.resumed_answers.get(step.id, {}).items():
+        child_step, inside, rest = key.partition(INSIDE)
+        if inside:
+            frame.resumed_answers.setdefault(child_step, {})[rest] = answer
+        else:  # the child's `pipeline:` step continues after the stage that asked
+            frame.answered[key] = answer
     frame.replayed = frozenset(s.id for s in workflow.steps if s.id in frame.results)
     return frame
 
@@ -121,16 +127,11 @@ def run_child(
 
 
 def child_gate(step: ir.Step, halt: Halt, frame: Frame) -> NestedGate | NestedGates:
-    """The gate (or gates) a sub-workflow halted at, seen from the `workflow:` step `step` (a gate inside a
-    `pipeline:` step of the child cannot halt the run yet: the step fails)."""
+    """The gate (or gates) a sub-workflow halted at, seen from the `workflow:` step `step`."""
     if halt.nested is not None:
         group = tuple(gate.inside(step.id, f"{halt.step.id}{INSIDE}") for gate in halt.group)
         return group[0] if len(group) == 1 else NestedGates(group)
-    if halt.stage is not None:
-        raise WorkflowError(
-            f"Workflow step {step.id} sub-workflow halted for input inside pipeline step {halt.step.id}. "
-            "Only `input:` and `approval:` steps of a sub-workflow can halt the run."
-        )
     kind = "input" if halt.is_input else "approval"
     record = None if halt.is_input else frame.results.get(halt.step.id)
-    return NestedGate((step.id, halt.step.id), halt.step.id, kind, halt.request, halt.identity, record, halt.step)
+    return NestedGate((step.id, halt.step.id), halt.step.id, kind, halt.request, halt.identity, record, halt.step,
+                      halt.stage)

@@ -65,6 +65,9 @@ class Frame:
     """Attempts a resumed run's journal counted for its interrupted step: its retry policy has the rest."""
     answered: dict[str, Answer] = field(default_factory=dict)
     """The answer given to a `pipeline:` step's input gate, by step id: that step continues after its gate."""
+    resumed_answers: dict[str, dict[str, Answer]] = field(default_factory=dict)
+    """Answers given at an `ask` inside a step (a loop's sub-step, a branch, a sub-workflow's `pipeline:` step), by step
+    id then branch key: that pipeline continues after the stage that asked."""
     replayed: frozenset[str] = frozenset()
     """Steps of a sub-workflow whose records (in `results`) an earlier attempt made: they do not run again."""
 

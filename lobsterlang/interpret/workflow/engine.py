@@ -213,6 +213,10 @@ class Runner:
         """The record of branch `key` of `step` kept from an earlier attempt (the journal's, or this run's); None: run it."""
         return self.frame.resumed_branches.get(step.id, {}).get(key)
 
+    def recorded_answer(self, step: ir.Step, key: str) -> Answer | None:
+        """The answer given at the `ask` inside branch `key` of `step`, when the run resumed there."""
+        return self.frame.resumed_answers.get(step.id, {}).get(key)
+
     def keep_branch(self, step: ir.Step, key: str, record: Record) -> None:
         """Keep a finished branch's record for the step's next attempt (a `retry:` runs only what did not finish)."""
         self.frame.resumed_branches.setdefault(step.id, {})[key] = record
@@ -278,8 +282,8 @@ class Runner:
         return "ran", None
 
     def pipeline_gate(self, index: int, step: ir.Step, gate: InputRequested) -> Halt:
-        """A command in the step's own pipeline requested input: the run halts there (`needs_input`). From a loop's
-        sub-step or a parallel branch it cannot yet, and the step fails."""
+        """A command in the step's own pipeline requested input: the run halts there (`needs_input`). Anything else
+        (a sub-step's or a branch's, which arrive as `NestedGate` unless a terminal asks) fails the step."""
         if not isinstance(step.action, ir.PipelineRun) or gate.step_id != step.id:
             raise Unrecoverable(str(gate)) from None
         return Halt(step, index, gate.request, {}, gate.stage)

@@ -19,7 +19,7 @@ from lobsterlang.interpret.workflow import gates
 from lobsterlang.interpret.workflow.attempt import AttemptCancellation, pause
 from lobsterlang.interpret.workflow.conditions import should_run
 from lobsterlang.interpret.workflow.env import apply_env
-from lobsterlang.interpret.workflow.errors import NestedGate, WorkflowError
+from lobsterlang.interpret.workflow.errors import InputRequested, NestedGate, WorkflowError
 from lobsterlang.interpret.workflow.refs import Record, make_record
 from lobsterlang.interpret.workflow.stdin import stdin_value
 from lobsterlang.interpret.workflow.templates import Scope
@@ -150,9 +150,14 @@ class SubGate:
         env = apply_env(frame.base_env, [frame.workflow.env, self.step.env, self.sub.env], scope)
         return self.runner.keyed(env, self.step.id, self.index, self.sub.id)
 
-    def halt(self, kind: str, request: dict[str, Any], identity: dict[str, Any], record: Record | None) -> NestedGate:
+    @property
+    def key(self) -> str:
+        return f"{self.index}/{self.sub.id}"
+
+    def halt(self, kind: str, request: dict[str, Any], identity: dict[str, Any], record: Record | None,
+             stage: int | None = None) -> NestedGate:
         path = (f"{self.step.id}[{self.index}]", self.sub.id)
-        return NestedGate(path, f"{self.index}/{self.sub.id}", kind, request, identity, record, self.sub)
+        return NestedGate(path, self.key, kind, request, identity, record, self.sub, stage)
 
     def ask_approval(self, record: Record, scope: Scope) -> None:
         """Approve the sub-step's record on a terminal, or halt the run for its approval."""
@@ -176,8 +181,15 @@ class SubGate:
 
 
 def _run_sub(gate: SubGate, scope: Scope, cancel: Cancellation) -> Record:
+    """The sub-step's command; an `ask` in its pipeline halts the run there (it continues after the stage on resume)."""
     runner, sub = gate.runner, gate.sub
     env = gate.env(scope)
     cwd = runner.step_cwd(sub.cwd or gate.step.cwd or runner.frame.workflow.cwd, scope)
     stdin = stdin_value(sub.stdin, scope)
-    return runner.run_command(sub.id, sub.action, env, cwd, stdin, cancel, scope)
+    answer = runner.recorded_answer(gate.step, gate.key)
+    try:
+        return runner.run_command(sub.id, sub.action, env, cwd, stdin, cancel, scope, answer)
+    except InputRequested as asked:
+        if runner.opts.interactive:
+            raise
+        raise gate.halt("input", asked.request, {}, None, asked.stage) from None

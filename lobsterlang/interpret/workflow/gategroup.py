@@ -59,7 +59,8 @@ def answer(store: StateStore, stored: Stored, run_id: str, journal: EventJournal
     kept = nested["kept"]
     answers = read_answers(store, run_id, group)
     me = next(g for g in group if g["path"] == stored.gate_id)
-    answers[me["stateKey"]] = {"key": nested["key"], "record": kept[nested["key"]]}
+    key = nested["key"]
+    answers[me["stateKey"]] = {"key": key, "record": kept.get(key), "answer": (nested.get("answers") or {}).get(key)}
     remaining = [g for g in group if g["stateKey"] not in answers]
     if remaining:
         sealed = {"run": run_id, "group": _state_keys(group), "answers": answers}
@@ -68,7 +69,10 @@ def answer(store: StateStore, stored: Stored, run_id: str, journal: EventJournal
                        [{"step": g["path"], "stateKey": g["stateKey"]} for g in remaining])
         return pending_envelope(store, remaining)
     for given in answers.values():
-        kept[given["key"]] = given["record"]
+        if isinstance(given.get("record"), dict):
+            kept[given["key"]] = given["record"]
+        if isinstance(given.get("answer"), dict):  # an `ask` inside the branch: its pipeline continues after it
+            nested.setdefault("answers", {})[given["key"]] = given["answer"]
     store.delete(answers_key(run_id))
     return None
 

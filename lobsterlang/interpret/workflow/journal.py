@@ -123,15 +123,19 @@ class EventJournal(Hooks):
                      **_cost(spend)})
 
     def resumed(self, index: int, records: dict[str, Any], last: Any, spend: Sequence[dict[str, Any]],
-                answer: dict[str, Any] | None = None, branches: dict[str, Record] | None = None) -> None:
+                answer: dict[str, Any] | None = None, branches: dict[str, Record] | None = None,
+                answers: dict[str, Any] | None = None) -> None:
         """Queue the answer to the gate at step `index` (its record), written with the next event; `answer`: the
         gate was inside that `pipeline:` step (`{step, stage, response}`), which continues after it; `branches`: the
-        gate was inside that step (a sub-workflow, a loop, a branch): the records made inside it, the answer's too."""
+        gate was inside that step (a sub-workflow, a loop, a branch): the records made inside it, the answer's too;
+        `answers`: the answers to `ask` stages inside it (`{branch key: {stage, response}}`)."""
         event = {"event": "resumed", "index": index, "records": records, "last": last, **_cost(spend)}
         if answer is not None:
             event["answer"] = answer
         if branches is not None:
             event["branches"] = branches
+        if answers:
+            event["answers"] = answers
         with self.lock:
             self.pending.append(event)
 
@@ -297,6 +301,8 @@ class RunLog:
     """The answer given at the input gate inside the `pipeline:` step the run resumed at (`{step, stage, response}`)."""
     carried: dict[str, Record] | None = None
     """The records inside the step the run resumed at after a gate inside it (the answer's too): kept when it starts."""
+    carried_answers: dict[str, Any] = field(default_factory=dict)
+    """The answers to `ask` stages inside that step, by branch key (`{stage, response}`)."""
 
     @property
     def queued(self) -> bool:
@@ -389,7 +395,7 @@ def _apply(log: RunLog, event: dict[str, Any]) -> None:
     elif kind == "done":
         log.results.update(event.get("records") or {})
         log.next_index, log.last, log.last_done = event["index"] + 1, event.get("last"), event["step"]
-        log.uncertain, log.halted, log.answer, log.carried = None, None, None, None
+        log.uncertain, log.halted, log.answer, log.carried, log.carried_answers = None, None, None, None, {}
         log.branches, log.open_branches = {}, []
     elif kind == "not_retried":
         if log.uncertain == (event["index"], event["step"]):
@@ -400,9 +406,10 @@ def _apply(log: RunLog, event: dict[str, Any]) -> None:
         log.halted, log.uncertain = None, None  # a step halted inside its pipeline starts again from its answer
         log.results.update(event.get("records") or {})
         log.next_index, log.last = event["index"], event.get("last")
-        answer, carried = event.get("answer"), event.get("branches")
+        answer, carried, answers = event.get("answer"), event.get("branches"), event.get("answers")
         log.answer = answer if isinstance(answer, dict) else None
         log.carried = carried if isinstance(carried, dict) else None
+        log.carried_answers = answers if isinstance(answers, dict) else {}
 
 
 def _apply_branch(log: RunLog, event: dict[str, Any]) -> None:

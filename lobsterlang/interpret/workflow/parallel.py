@@ -17,7 +17,7 @@ from lobsterlang.interpret.values import stringify
 from lobsterlang.interpret.workflow import gates
 from lobsterlang.interpret.workflow.attempt import AttemptCancellation, deadline
 from lobsterlang.interpret.workflow.env import apply_env
-from lobsterlang.interpret.workflow.errors import NestedGate, NestedGates, StepTimeout, WorkflowError
+from lobsterlang.interpret.workflow.errors import InputRequested, NestedGate, NestedGates, StepTimeout, WorkflowError
 from lobsterlang.interpret.workflow.refs import Record, make_record
 from lobsterlang.interpret.workflow.stdin import stdin_value
 
@@ -70,10 +70,7 @@ class _Branches:
             stdin = stdin_value(branch.stdin, scope)
             self.runner.branch_started(self.step, branch.id)
             gate = BranchGate(self.runner, self.step, branch, env)
-            if branch.input is not None:
-                record = gate.ask_input(stdin)
-            else:
-                record = self.runner.run_command(branch.id, branch.action, env, cwd, stdin, self.cancels[index])
+            record = gate.ask_input(stdin) if branch.input is not None else gate.run(cwd, stdin, self.cancels[index])
             if branch.approval is not None:
                 gate.ask_approval(record)
             self.runner.branch_done(self.step, branch.id, record)
@@ -179,8 +176,20 @@ class BranchGate:
         return ir.Step(b.id, b.action, b.approval, b.input, b.stdin, None, None, b.env, b.cwd, None, None, None, (),
                        b.span, b.id_span)
 
-    def halt(self, kind: str, request: dict[str, Any], identity: dict[str, Any], record: Record | None) -> NestedGate:
-        return NestedGate((self.step.id, self.branch.id), self.branch.id, kind, request, identity, record, self.as_step())
+    def halt(self, kind: str, request: dict[str, Any], identity: dict[str, Any], record: Record | None,
+             stage: int | None = None) -> NestedGate:
+        return NestedGate((self.step.id, self.branch.id), self.branch.id, kind, request, identity, record, self.as_step(),
+                          stage)
+
+    def run(self, cwd: str, stdin: Any, cancel: AttemptCancellation) -> Record:
+        """The branch's command; an `ask` in its pipeline halts the run there (on resume it continues after it)."""
+        answer = self.runner.recorded_answer(self.step, self.branch.id)
+        try:
+            return self.runner.run_command(self.branch.id, self.branch.action, self.env, cwd, stdin, cancel, answer=answer)
+        except InputRequested as asked:
+            if self.runner.opts.interactive:
+                raise
+            raise self.halt("input", asked.request, {}, None, asked.stage) from None
 
     def ask_approval(self, record: Record) -> None:
         step = self.as_step()

@@ -96,7 +96,9 @@ def apply_decision(stored: Stored, decision: Any, env: Mapping[str, str]) -> Non
     where = str(nested["key"]) if nested is not None else gate
     if is_input:
         check_response(gate, stored.state.get("inputSchema"), decision.response)
-        if stored.pipeline_stage is None:  # an `input:` step (inside a `pipeline:` step, the step itself continues)
+        if nested is not None and isinstance(nested.get("stage"), int):  # an `ask` inside: its pipeline continues
+            nested.setdefault("answers", {})[where] = {"stage": nested["stage"], "response": decision.response}
+        elif stored.pipeline_stage is None:  # an `input:` step (inside a `pipeline:` step, the step itself continues)
             records[where] = {"id": name, "subject": stored.state.get("inputSubject"), "response": decision.response}
         return
     approver = approver_of(env)
@@ -237,10 +239,10 @@ def _continue(stored: Stored, decision: Any, ctx: Any, claim: Claim, state_key: 
     gate = stored.gate_id or ""
     stage = stored.pipeline_stage
     if stored.nested is not None:  # the step the gate is in runs again: what it recorded replays, the rest runs
-        kept = stored.nested["kept"]
-        frame.resumed_branches[stored.workflow.steps[stored.index].id] = kept
+        kept, top = stored.nested["kept"], stored.workflow.steps[stored.index].id
+        frame.resumed_branches[top], frame.resumed_answers[top] = kept, stored.nested_answers()
         last = last_with_record(stored.workflow, stored.results, stored.index)
-        journal.resumed(stored.index, {}, last, frame.spend, branches=kept)
+        journal.resumed(stored.index, {}, last, frame.spend, branches=kept, answers=stored.nested.get("answers"))
     elif stage is None:
         last = stored.state.get("inputStepId") or last_with_record(stored.workflow, stored.results, stored.index)
         journal.resumed(stored.index, {gate: stored.results.get(gate)}, last, frame.spend)

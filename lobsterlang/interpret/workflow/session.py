@@ -14,14 +14,14 @@ from lobsterlang.interpret.envelope import Envelope, needs_approval_envelope, ne
 from lobsterlang.interpret.state import StateStore, now_iso
 from lobsterlang.interpret.tokens import WORKFLOW_KIND
 from lobsterlang.interpret.values import stringify, to_json_data
-from lobsterlang.interpret.workflow.context import Frame
+from lobsterlang.interpret.workflow.context import Answer, Frame
 from lobsterlang.interpret.workflow.engine import Halt
 from lobsterlang.interpret.workflow.errors import WorkflowError
 from lobsterlang.syntax.source import read_source
 
 STATE_PREFIX = "workflow_resume"
 NESTED = "nested"
-"""The `lobsterlang` section's key for a gate inside a step: `{step, path, key, leaf, kept, record}`."""
+"""The `lobsterlang` section's key for a gate inside a step: `{step, path, key, leaf, kept, record, stage, …}`."""
 PIPELINE_INPUT = "pipeline_command"
 """`inputKind` of a gate inside a `pipeline:` step (an `ask` stage): the step itself continues on resume."""
 DEFAULT_ENVELOPE_BYTES = 512000
@@ -63,9 +63,9 @@ def halt_state(frame: Frame, halt: Halt, info: RunInfo, children: Mapping[str, i
         state.update(inputStepId=halt.step.id, inputKind=PIPELINE_INPUT, inputSchema=halt.request.get("responseSchema"),
                      inputSubject=halt.request.get("subject"), pipelineInput={"resumeAtIndex": halt.stage})
     elif halt.is_input:
-        spec = gate_step(halt).input
-        assert spec is not None
-        state.update(inputStepId=halt.gate_id, inputSchema=spec.response_schema, inputSubject=halt.request.get("subject"))
+        spec = gate_step(halt).input  # None: an `ask` inside the nested gate step's pipeline
+        schema = spec.response_schema if spec is not None else halt.request.get("responseSchema")
+        state.update(inputStepId=halt.gate_id, inputSchema=schema, inputSubject=halt.request.get("subject"))
     else:
         state.update(approvalStepId=halt.gate_id, approvalIdentity=to_json_data(halt.identity))
     state["supersededResumeStateKeys"] = list(info.superseded)
@@ -79,7 +79,7 @@ def halt_state(frame: Frame, halt: Halt, info: RunInfo, children: Mapping[str, i
             "step": halt.step.id, "path": list(halt.nested.path), "key": halt.nested.key, "leaf": halt.nested.step.id,
             "kept": halt.kept or {}, "record": halt.nested.record,
             "workflows": {path: to_json(child) for path, child in (children or {}).items()},
-            "shown": shown_request(halt), "group": group or [],
+            "shown": shown_request(halt), "group": group or [], "stage": halt.nested.stage,
         })
     return state
 
@@ -206,6 +206,12 @@ class Stored:
         """The gate inside the step at `index` the run halted at (`{step, path, key, leaf, kept, record}`), if any."""
         value = self.extra.get(NESTED)
         return value if isinstance(value, dict) else None
+
+    def nested_answers(self) -> dict[str, Answer]:
+        """The answers given at an `ask` inside the step at `index` (by branch key): those pipelines continue after it."""
+        given = (self.nested or {}).get("answers")
+        return {key: Answer(a["stage"], a.get("response")) for key, a in (given or {}).items()
+                if isinstance(a, dict) and isinstance(a.get("stage"), int)}
 
     @property
     def pipeline_stage(self) -> int | None:
