@@ -494,3 +494,23 @@ def test_an_ask_stage_inside_a_sub_workflow_a_loop_or_a_branch_halts_and_continu
     assert envelope["output"] == [{"p1": {"decision": "approve"}, "p2": "p2"}]
     # every stage before an ask ran once; each pipeline continued after its ask with the answer given there
     assert ledger(work) == Counter(["draft", "pre", 'send {"decision":"approve"}', "pre a", "pre b", "p2"])
+
+
+def test_a_retried_parallel_step_runs_only_the_branches_that_did_not_finish(work: Path, capsys: Capture) -> None:
+    write_file(work, "retried.lobster", """\
+steps:
+  - id: fan
+    retry: {max: 2, delay_ms: 0}
+    parallel:
+      branches:
+        - id: a
+          run: |
+            echo a >> "$LEDGER"; touch a.done; echo '"a"'
+        - id: b
+          run: |
+            until [ -e a.done ]; do sleep 0.01; done
+            echo b >> "$LEDGER"; [ -e b.once ] || { touch b.once; exit 3; }; echo '"b"'
+""")
+    done = cli(capsys, "run", "--mode", "tool", "retried.lobster")
+    assert done["status"] == "ok" and done["output"] == [{"a": "a", "b": "b"}], done
+    assert ledger(work) == Counter({"a": 1, "b": 2})
