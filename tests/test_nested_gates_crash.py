@@ -18,9 +18,10 @@ from typing import Any
 
 import pytest
 
-from lobsterlang.interpret.backend import backend_of, store_from_env
 from lobsterlang.interpret.state import StateStore
+from lobsterlang.interpret.wiring import store_from_env
 from lobsterlang.interpret.workflow.journal import runs_dir
+from lobsterlang.interpret.workflow.stores import backend_of
 
 CLI = "import sys; from lobsterlang.cli import main; sys.exit(main(sys.argv[1:]))"
 HANG = '[ -e "$MARK" ] || { touch "$MARK"; echo $$ > "$SLEEPER"; exec sleep 30; }'
