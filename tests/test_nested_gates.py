@@ -283,8 +283,10 @@ def test_the_kept_records_are_sealed(work: Path, capsys: Capture) -> None:
 def test_resume_runs_the_sub_workflow_stored_at_the_gate(work: Path, capsys: Capture) -> None:
     halted = cli(capsys, "run", "--mode", "tool", "depth.lobster")
     write_file(work, "leaf.lobster", LEAF.replace("apply ${target}", "CHANGED ${target}"))
-    done = answer(capsys, halted)
-    assert done["status"] == "ok" and ledger(work)["apply prod"] == 1 and ledger(work)["CHANGED prod"] == 0
+    main(["resume", "--token", halted["requiresApproval"]["resumeToken"], "--approve", "yes"])
+    out, err = capsys.readouterr()
+    assert json.loads(out)["status"] == "ok" and ledger(work)["apply prod"] == 1 and ledger(work)["CHANGED prod"] == 0
+    assert f"warning: {work / 'leaf.lobster'} changed since the run halted" in err
 
 
 def test_by_run_id_and_approval_id_too(work: Path, capsys: Capture) -> None:

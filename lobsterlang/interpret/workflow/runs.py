@@ -279,8 +279,11 @@ def _superseded(stored: Stored) -> tuple[str, ...]:
 
 
 def warn_if_changed(stored: Stored, err: Any) -> None:
-    """Say so when the file changed since the gate; the stored IR runs either way."""
-    before = stored.extra.get("fileSha256")
-    if before and file_digest(stored.path) != before:
-        err.write(f"warning: {stored.path} changed since the run halted; resuming the workflow as it was at the gate\n")
-        err.flush()
+    """Say so when the file (or a sub-workflow stored with a gate inside a step) changed since the gate; the stored IR
+    runs either way."""
+    digests = (stored.nested or {}).get("digests")
+    files = {stored.path: stored.extra.get("fileSha256"), **(digests if isinstance(digests, dict) else {})}
+    for path, before in files.items():
+        if before and file_digest(path) != before:
+            err.write(f"warning: {path} changed since the run halted; resuming the workflow as it was at the gate\n")
+    err.flush()

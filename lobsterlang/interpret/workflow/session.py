@@ -79,6 +79,7 @@ def halt_state(frame: Frame, halt: Halt, info: RunInfo, children: Mapping[str, i
             "step": halt.step.id, "path": list(halt.nested.path), "key": halt.nested.key, "leaf": halt.nested.step.id,
             "kept": halt.kept or {}, "record": halt.nested.record,
             "workflows": {path: to_json(child) for path, child in (children or {}).items()},
+            "digests": {path: file_digest(path) for path in children or {}},
             "shown": shown_request(halt), "group": group or [], "stage": halt.nested.stage,
         })
     return state
