@@ -397,8 +397,8 @@ def test_the_plan_the_graph_and_the_editor_name_the_gates_inside_a_step(work: Pa
 
 def test_the_language_server_hints_the_gates_inside_a_step(work: Path) -> None:
     pytest.importorskip("pygls")
-    from lsp.documents import Documents
-    from lsp.views import inlay_hints
+    from lobsterlang_lsp.documents import Documents
+    from lobsterlang_lsp.views import inlay_hints
 
     text = DEPTH_TWO
     documents = Documents()
