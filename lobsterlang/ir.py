@@ -322,7 +322,9 @@ class WorkflowCall(Record):
 
 
 class Branch(Record):
-    """One branch of a `parallel` step."""
+    """One branch of a `parallel` step; `approval`/`input`: the branch is a gate (after its command, or instead of
+    one), which halts the run while the other branches go on (fields added after IR version 1 was published: absent
+    in older IR JSON, they read as None)."""
 
     id: str
     action: ShellRun | PipelineRun | None
@@ -332,6 +334,8 @@ class Branch(Record):
     extra: tuple[Extra, ...]
     span: Span
     id_span: Span
+    approval: Approval | None = None
+    input: InputRequest | None = None
 
 
 class Parallel(Record):

@@ -73,6 +73,8 @@ def _decode_node(data: Any) -> Any:
         raise IRFormatError(f"{cls.__name__} has no field {sorted(unknown)[0]!r}")
     kwargs = {}
     for name, decode in fields:
+        if name not in data and name in getattr(cls, "_defaults", {}):
+            continue  # a field added later, with a default: IR written before it reads as that default
         if name not in data:
             raise IRFormatError(f"{cls.__name__} is missing field {name!r}")
         try:

@@ -131,7 +131,9 @@ def test_no_state_left_behind(tmp_path: Path, state: Path, capsys: Capture) -> N
     write_file(tmp_path, "child.lobster", "steps:\n  - id: g\n    approval: true\n")
     path = write_file(tmp_path, "p.lobster", "steps:\n  - id: gate\n    approval: true\n  - id: sub\n    workflow: child.lobster\n    on_error: continue\n")
     _, halted = _run(["run", "--mode", "tool", "--file", str(path)], capsys)
-    code, done = _run(["resume", "--token", halted["requiresApproval"]["resumeToken"], "--approve", "yes"], capsys)
+    _, nested = _run(["resume", "--token", halted["requiresApproval"]["resumeToken"], "--approve", "yes"], capsys)
+    assert nested["requiresApproval"]["path"] == "sub > g"  # the sub-workflow's own gate halts the run
+    code, done = _run(["resume", "--token", nested["requiresApproval"]["resumeToken"], "--approve", "yes"], capsys)
     assert code == 0 and done["status"] == "ok"
     assert [p.name for p in state.rglob("*") if p.is_file()] == ["signing.key"]
     _, halted = _run(["run", "--mode", "tool", "--file", str(path)], capsys)

@@ -146,9 +146,11 @@ WHY: dict[str, str] = {
     "nothing: it approves no action and no data. A last approval that shows data (its `stdin:`, `items`, `preview` "
     "or its own command's output) is a final review gate: the caller receives the run's output only once it is "
     "approved, so it is not reported.",
-    "L403": "Only top-level steps can halt. An `approve`/`ask` stage in a parallel branch or a for_each sub-step "
-    "fails the step; a sub-workflow (`workflow:`) that reaches an approval or input step fails the parent with "
-    "`Sub-workflow approval/input gates are not supported in composition`.",
+    "L403": "Gates halt the run anywhere: `approval:` and `input:` steps, sub-steps and branches, and `ask` stages, "
+    "in a sub-workflow at any depth, a for_each sub-step or a parallel branch (docs/workflows.md, \"Gates "
+    "anywhere\"). What cannot halt a workflow is an `approve` *stage* in a pipeline (L206 for a step's own): in a "
+    "loop's sub-step or a parallel branch it fails the step outside a terminal, and in a sub-workflow's "
+    "`pipeline:` step it fails the calling step (`… halted for approval inside pipeline stage approve`).",
     "L404": "A retried side effect can happen twice: the first attempt may have sent the mail before it timed "
     "out. Retry the steps that read; make effects idempotent. Reads such as `kubectl rollout status` are not "
     "effects.",

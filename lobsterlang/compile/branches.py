@@ -7,13 +7,14 @@ from collections.abc import Callable
 import yaml
 
 from lobsterlang import ir
-from lobsterlang.compile import fields
+from lobsterlang.compile import fields, gates
 from lobsterlang.compile.context import Context, Entry, is_map, is_seq, is_str, value_of
+from lobsterlang.compile.gates import is_approval
 from lobsterlang.compile.ids import SeenIds
 from lobsterlang.compile.recovery import check_timeout
 
 PARALLEL_KEYS = frozenset({"wait", "timeout_ms", "branches"})
-BRANCH_KEYS = frozenset({"id", "run", "command", "pipeline", "env", "cwd", "stdin"})
+BRANCH_KEYS = frozenset({"id", "run", "command", "pipeline", "env", "cwd", "stdin", "approval", "input"})
 BRANCH_EXEC = ("run", "command", "pipeline")
 _IGNORED_ON_BRANCH = frozenset({"when", "condition", "timeout_ms", "retry", "on_error"})
 
@@ -59,6 +60,8 @@ def _branch(ctx: Context, step_id: str, node: yaml.Node, local: set[str], seen: 
     action = _branch_action(ctx, f"{label} branch {branch_id}", step_id, entries, node)
     _warn_branch_keys(ctx, entries, branch_id)
     used = {"id", "env", "cwd", "stdin"} | ({action.key} if isinstance(action, ir.ShellRun) else {"pipeline"} if action else set())
+    approval, request = _branch_gate(ctx, branch_id, entries)
+    used |= {key for key, built in (("approval", approval), ("input", request)) if built}
     env = fields.env(ctx, entries.get("env"), f"branch {branch_id}")
     cwd = fields.cwd(ctx, entries.get("cwd"), f"branch {branch_id}")
     used -= fields.unbuilt(entries, {"env": env, "cwd": cwd})
@@ -66,8 +69,16 @@ def _branch(ctx: Context, step_id: str, node: yaml.Node, local: set[str], seen: 
         branch_id, action, env, cwd,
         fields.stdin(ctx, entries.get("stdin")),
         fields.extras(ctx, entries, frozenset(used)),
-        ctx.span(node), ctx.span(id_entry[1]),
+        ctx.span(node), ctx.span(id_entry[1]), approval, request,
     )
+
+
+def _branch_gate(ctx: Context, branch_id: str, entries: dict[str, Entry]) -> tuple[ir.Approval | None, ir.InputRequest | None]:
+    """A branch's `approval:` (asked after its command) or `input:` (instead of one): the gate halts the run while the
+    other branches go on (the reference ignores both keys on a branch)."""
+    gates.check_input(ctx, branch_id, entries.get("input"))
+    gates.check_identity(ctx, branch_id, entries.get("approval"))
+    return gates.approval(ctx, branch_id, entries.get("approval")), gates.input_request(ctx, entries.get("input"))
 
 
 def _check_branch_id(
@@ -88,7 +99,10 @@ def _branch_action(
     ctx: Context, label: str, step_id: str, entries: dict[str, Entry], node: yaml.Node
 ) -> ir.ShellRun | ir.PipelineRun | None:
     present = exec_keys(entries, lambda node: is_str(node))
-    if not present:
+    if "input" in entries and present:
+        ctx.error("S106", f"{label} cannot define both input and {present[0]}", entries[present[0]][0],
+                  "ask in its own branch, or in a step before the parallel step")
+    elif not present and "input" not in entries and not ("approval" in entries and is_approval(value_of(entries["approval"][1]))):
         ctx.error("S106", f"{label} requires run, command, or pipeline", node)
     elif len(present) > 1:
         ctx.error("S106", f"{label} can only define one of run, command, or pipeline", entries[present[1]][0])

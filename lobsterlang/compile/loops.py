@@ -15,7 +15,7 @@ from lobsterlang.compile.gates import is_approval
 from lobsterlang.compile.recovery import is_finite_non_negative, is_int
 
 LOOP_KEYS: frozenset[str] = frozenset({"for_each", "steps", "item_var", "index_var", "batch_size", "pause_ms"})
-SUB_STEP_KEYS = frozenset({"id", "run", "command", "pipeline", "env", "cwd", "stdin", "when", "condition"})
+SUB_STEP_KEYS = frozenset({"id", "run", "command", "pipeline", "env", "cwd", "stdin", "when", "condition", "approval", "input"})
 _SUB_EXEC = ("run", "command", "pipeline")
 _IGNORED_IN_SUB_STEPS = frozenset({"retry", "timeout_ms", "on_error"})
 
@@ -115,9 +115,9 @@ def _sub_step(
 
 
 def _check_sub_kinds(ctx: Context, label: str, loop_label: str, entries: dict[str, Entry], node: yaml.Node) -> None:
-    if ("approval" in entries and is_approval(value_of(entries["approval"][1]))) or "input" in entries:
-        key = "approval" if "approval" in entries else "input"
-        ctx.error("S109", f"{loop_label} for_each sub-steps cannot contain approval or input steps", entries[key][0])
+    """The sub-step checks of the reference, in its order, except that an `approval:` or `input:` sub-step is a gate
+    asked once per item (the reference refuses it); an `input:` sub-step runs no command."""
+    gate = "input" in entries or ("approval" in entries and is_approval(value_of(entries["approval"][1])))
     for key in _SUB_EXEC:
         if key in entries and not is_str(entries[key][1]):
             ctx.error("S109", f"{label} {key} must be a string", entries[key][1])
@@ -125,7 +125,10 @@ def _check_sub_kinds(ctx: Context, label: str, loop_label: str, entries: dict[st
     if nested:
         ctx.error("S109", f"{label} cannot define workflow, parallel, or for_each", entries[nested[0]][0])
     present = exec_keys(entries, lambda n: is_str(n) and bool(str(value_of(n)).strip()))
-    if not present:
+    if "input" in entries and present:
+        ctx.error("S109", f"{label} cannot define both input and {present[0]}", entries[present[0]][0],
+                  "ask in its own sub-step, then run the command in the next one")
+    elif not present and not gate:
         ctx.error("S109", f"{label} requires run, command, or pipeline", node)
     elif len(present) > 1:
         ctx.error("S109", f"{label} can only define one of run, command, or pipeline", entries[present[1]][0])

@@ -262,6 +262,11 @@ def build_sub_step(ctx: Context, node: yaml.MappingNode, entries: dict[str, Entr
     """The IR of a for_each sub-step (already checked by the loop)."""
     used: set[str] = {"id", "stdin", "env", "cwd"}
     action = _simple_action(ctx, sub_id, {k: v for k, v in entries.items() if k in ("run", "command", "pipeline")}, used)
+    gates.check_input(ctx, sub_id, entries.get("input"))
+    gates.check_identity(ctx, sub_id, entries.get("approval"))
+    approval = gates.approval(ctx, sub_id, entries.get("approval"))
+    request = gates.input_request(ctx, entries.get("input"))
+    used |= {key for key, built in (("approval", approval), ("input", request)) if built}
     when, when_key = fields.condition(ctx, entries)
     if when_key:
         used.add(when_key)
@@ -270,6 +275,6 @@ def build_sub_step(ctx: Context, node: yaml.MappingNode, entries: dict[str, Entr
     cwd = fields.cwd(ctx, entries.get("cwd"), f"sub-step {sub_id}")
     used -= fields.unbuilt(entries, {"env": env, "cwd": cwd})
     return ir.Step(
-        sub_id, action, None, None, stdin, when, when_key,  # type: ignore[arg-type]
+        sub_id, action, approval, request, stdin, when, when_key,  # type: ignore[arg-type]
         env, cwd, None, None, None, fields.extras(ctx, entries, used), ctx.span(node), ctx.span(entries["id"][1]),
     )

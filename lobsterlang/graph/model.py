@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from lobsterlang import ir
 from lobsterlang.commands.specs import input_gate
+from lobsterlang.compile.gatepaths import nested_gates
 from lobsterlang.graph.jstext import js_string
 from lobsterlang.record import Record
 from lobsterlang.syntax.text import is_blank, js_trim_range
@@ -27,18 +29,21 @@ class Node(Record):
     details: str
     diamond: bool
     asks: bool = False
+    gates: tuple[str, ...] = ()
+    """The gates inside the step (a sub-workflow's, a loop's, a branch's): `approval gate: deploy > prod_gate`."""
 
     @property
     def lines(self) -> tuple[str, ...]:
-        """The label as drawn, line by line: the id, the details (a multi-line command keeps its lines), and
-        `input gate` for a step that asks."""
+        """The label as drawn, line by line: the id, the details (a multi-line command keeps its lines), `input gate`
+        for a step that asks, and the gates inside the step."""
         details = tuple(self.details.split("\n")) if self.details else ()
-        return (*self.id.split("\n"), *details, *((INPUT_GATE,) if self.asks else ()))
+        return (*self.id.split("\n"), *details, *((INPUT_GATE,) if self.asks else ()), *self.gates)
 
     @property
     def kind_text(self) -> str:
-        """The kind, with `input gate` for a pipeline that requests input (the text format's `[…]`)."""
-        return f"{self.kind}, {INPUT_GATE}" if self.asks else self.kind
+        """The kind, with `input gate` for a pipeline that requests input and the gates inside (the text format's
+        `[…]`)."""
+        return ", ".join((self.kind, *((INPUT_GATE,) if self.asks else ()), *self.gates))
 
 
 class Edge(Record):
@@ -71,8 +76,10 @@ def truncate(text: str, limit: int) -> str:
 
 def build_graph(workflow: ir.Workflow, args: Mapping[str, Any]) -> Graph:
     """The graph `lobster graph` draws: the file's own text, with `${name}` filled in for the args in `args` (the
-    values given with `--args-json`; a default is not filled in, as the graph is a picture of the file)."""
-    nodes = tuple(_node(step, args) for step in workflow.steps)
+    values given with `--args-json`; a default is not filled in, as the graph is a picture of the file). A step with
+    gates inside (its sub-workflows' at any depth, read from their files; its loop's; its branches') lists them."""
+    directory = os.path.dirname(os.path.abspath(workflow.source))
+    nodes = tuple(_node(step, args, directory) for step in workflow.steps)
     ids = {step.id for step in workflow.steps}
     edges: dict[tuple[str, str, str], Edge] = {}
     for index, step in enumerate(workflow.steps):
@@ -81,10 +88,11 @@ def build_graph(workflow: ir.Workflow, args: Mapping[str, Any]) -> Graph:
     return Graph(nodes, tuple(edges.values()))
 
 
-def _node(step: ir.Step, args: Mapping[str, Any]) -> Node:
+def _node(step: ir.Step, args: Mapping[str, Any], directory: str) -> Node:
     kind, details = _kind_and_details(step, args)
     asks = kind == "pipeline" and isinstance(step.action, ir.PipelineRun) and input_gate(step.action.pipeline) is not None
-    return Node(step.id, kind, truncate(details, DETAIL_LIMIT), step.approval is not None, asks)
+    gates = tuple(f"{g.kind} gate: {g.text}" for g in nested_gates(step, directory))
+    return Node(step.id, kind, truncate(details, DETAIL_LIMIT), step.approval is not None, asks, gates)
 
 
 def _kind_and_details(step: ir.Step, args: Mapping[str, Any]) -> tuple[str, str]:

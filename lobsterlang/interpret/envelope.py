@@ -36,13 +36,21 @@ def needs_approval_envelope(request: Mapping[str, Any], token: str, approval_id:
 
 
 def needs_input_envelope(request: Mapping[str, Any], token: str) -> Envelope:
-    """`status: needs_input`: prompt, schema, optional defaults/subject and `resumeToken` (no items, no id)."""
+    """`status: needs_input`: prompt, schema, optional defaults/subject, the `path` of a gate inside a step, and
+    `resumeToken` (no items, no id)."""
     shown: dict[str, Any] = {"type": "input_request", "prompt": request.get("prompt"), "responseSchema": request.get("responseSchema")}
-    for key in ("defaults", "subject"):
+    for key in ("defaults", "subject", "path"):
         if key in request:
             shown[key] = request[key]
     shown["resumeToken"] = token
     return _status("needs_input", [], None, shown)
+
+
+def with_pending(envelopes: list[Envelope]) -> Envelope:
+    """Several gates pending at once: the first one's envelope, plus `pendingGates` listing every pending gate's
+    request (with its own `resumeToken` and `approvalId`) in order; each is answered on its own."""
+    pending = [e["requiresApproval"] or e["requiresInput"] for e in envelopes]
+    return {**envelopes[0], "pendingGates": pending}
 
 
 def cancelled_envelope() -> Envelope:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from itertools import pairwise
 from pathlib import Path
@@ -130,6 +131,7 @@ def inlay_hints(analysis: Analysis, start: int, end: int) -> list[types.InlayHin
             label = " ".join(omitted)
             hints.append(types.InlayHint(analysis.positions.position(stage.span.end), f" {label}", padding_left=True,
                                          tooltip="defaults of the flags left out"))
+    hints += gate_hints(analysis, workflow, start, end)
     defaults = {a.name: a.default for a in workflow.args or () if a.has_default}
     for template in templates(workflow):
         for part in template.refs:
@@ -140,9 +142,19 @@ def inlay_hints(analysis: Analysis, start: int, end: int) -> list[types.InlayHin
                   key=lambda h: (h.position.line, h.position.character))
 
 
+def gate_hints(analysis: Analysis, workflow: ir.Workflow, start: int, end: int) -> list[types.InlayHint]:
+    """After a step's id: the gates inside it (its sub-workflows', its loop's, its branches'), with the path the run's
+    envelope names when it halts there."""
+    from lobsterlang.compile.gatepaths import nested_gates
+
+    directory = os.path.dirname(os.path.abspath(analysis.path))
+    return [types.InlayHint(analysis.positions.position(step.id_span.end), f" {gate.kind} gate: {gate.text}",
+                            padding_left=True, tooltip="the whole run halts there; resume continues inside")
+            for step in workflow.steps if start <= step.id_span.end <= end for gate in nested_gates(step, directory)]
+
+
 def dry_run_text(analysis: Analysis) -> str:
     """What `lobster run --dry-run FILE` prints for the document (its current text, args at their defaults)."""
-    import os
 
     from lobsterlang.interpret.errors import LobsterRunError
     from lobsterlang.interpret.process import Cancellation

@@ -31,6 +31,8 @@ class Options:
     run_id: str = ""
     schedule: str | None = None
     """The schedule this run is a tick of (`lobster run --schedule NAME`): written in its `start` event."""
+    children: dict[str, ir.Workflow] = field(default_factory=dict)
+    """The sub-workflows this run loaded, by canonical path: a gate inside one stores them, and its resume runs them."""
 
 
 @dataclass(frozen=True)
@@ -63,6 +65,11 @@ class Frame:
     """Attempts a resumed run's journal counted for its interrupted step: its retry policy has the rest."""
     answered: dict[str, Answer] = field(default_factory=dict)
     """The answer given to a `pipeline:` step's input gate, by step id: that step continues after its gate."""
+    resumed_answers: dict[str, dict[str, Answer]] = field(default_factory=dict)
+    """Answers given at an `ask` inside a step (a loop's sub-step, a branch, a sub-workflow's `pipeline:` step), by step
+    id then branch key: that pipeline continues after the stage that asked."""
+    replayed: frozenset[str] = frozenset()
+    """Steps of a sub-workflow whose records (in `results`) an earlier attempt made: they do not run again."""
 
     def scope(self, results: Mapping[str, Record] | None = None) -> Scope:
         return Scope(self.args, self.results if results is None else results, authored=self.authored)

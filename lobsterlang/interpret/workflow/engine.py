@@ -21,6 +21,8 @@ from lobsterlang.interpret.workflow.env import apply_env
 from lobsterlang.interpret.workflow.errors import (
     Dispatched,
     InputRequested,
+    NestedGate,
+    NestedGates,
     StepTimeout,
     Unrecoverable,
     WorkflowError,
@@ -47,15 +49,33 @@ class Halt:
     request: dict[str, Any]
     identity: dict[str, Any]
     stage: int | None = None
+    nested: NestedGate | None = None
+    """The gate inside the step (a sub-workflow's, a loop's, a branch's) that the run halted at."""
+    kept: dict[str, Record] | None = None
+    """With `nested`: the records made inside the step before its gate (they do not run again on resume)."""
+    group: tuple[NestedGate, ...] = ()
+    """With `nested`: every gate the step stopped at (parallel branches: several, each answered on its own)."""
 
     @property
     def is_input(self) -> bool:
+        if self.nested is not None:
+            return self.nested.kind == "input"
         return self.step.input is not None or self.stage is not None
 
     @property
     def resume_index(self) -> int:
-        """The step a resume starts at: the next one, or this one when it halted inside its pipeline."""
-        return self.index if self.stage is not None else self.index + 1
+        """The step a resume starts at: the next one, or this one when it halted inside (its pipeline, its loop…)."""
+        return self.index if self.stage is not None or self.nested is not None else self.index + 1
+
+    @property
+    def gate_id(self) -> str:
+        """The gate's name: its step id, or its path from the top-level step (`deploy > prod_gate`)."""
+        return gate_path(self.nested.path) if self.nested is not None else self.step.id
+
+
+def gate_path(segments: Sequence[str]) -> str:
+    """A nested gate's path as it is shown: `deploy > prod_gate`, `loop[3] > confirm`."""
+    return " > ".join(segments)
 
 
 @dataclass
@@ -125,14 +145,15 @@ class Runner:
             except (WorkflowError, LobsterRunError) as exc:
                 locate(exc, step, self.frame)
                 raise
-            if kind != "skipped" and step.input is None:
+            if kind not in ("skipped", "replayed") and step.input is None:
                 self.count_cost(step)
             if halt is not None:
-                if not halt.is_input:
+                if not halt.is_input and halt.nested is None and not self.nested:
                     self.hooks.step_done(index, step, self.frame.results, step.id, self.cost.entries)
                 return Outcome("needs_input" if halt.is_input else "needs_approval", [], halt)
-            last = step.id if kind == "ran" else last
-            self.hooks.step_done(index, step, self.frame.results, last, self.cost.entries)
+            last = step.id if kind in ("ran", "replayed") else last
+            if kind != "replayed":
+                self.hooks.step_done(index, step, self.frame.results, last, self.cost.entries)
             if kind == "skip_rest":
                 break
         self.cost.settle_unbilled()  # what skipped or failed steps left unbilled, and the run's last word on its limit
@@ -152,15 +173,36 @@ class Runner:
         self.cost.settle_unbilled()
         self.cost.check(self.frame.workflow.cost_limit, self.opts.err)
 
+    @property
+    def nested(self) -> bool:
+        """This runner runs a sub-workflow (its gates halt the top-level run, which journals its steps)."""
+        return bool(self.frame.key_path)
+
     def run_step(self, index: int, step: ir.Step) -> tuple[str, Halt | None]:
-        """One step: `skipped`, `ran`, `failed` or `skip_rest`, and the halt when it stops at a gate."""
+        """One step: `skipped`, `ran`, `failed`, `skip_rest` or `replayed` (its record came from an earlier attempt),
+        and the halt when it stops at a gate."""
         results = self.frame.results
+        if step.id in self.frame.replayed:
+            return self.replayed_kind(step), None
         if not should_run(step.when, results):
             results[step.id] = {"id": step.id, "skipped": True}
             return "skipped", None
         if step.input is not None:
             return "ran", self.input_gate(index, step)
         return self.run_action(index, step)
+
+    def replayed_kind(self, step: ir.Step) -> str:
+        """How a step whose record was kept ended, as `run_step` says it: its record decides what runs next."""
+        record = self.frame.results.get(step.id) or {}
+        if record.get("skipped"):
+            return "skipped"
+        if record.get("error"):
+            return "skip_rest" if step.on_error == "skip_rest" else "failed"
+        return "replayed"
+
+    def kept_branches(self, step: ir.Step) -> dict[str, Record]:
+        """The records made inside `step` so far (its branches, its loop's sub-steps, its sub-workflow's steps)."""
+        return dict(self.frame.resumed_branches.get(step.id, {}))
 
     def begin(self, index: int, step: ir.Step) -> None:
         self.started = True
@@ -170,6 +212,10 @@ class Runner:
     def recorded_branch(self, step: ir.Step, key: str) -> Record | None:
         """The record of branch `key` of `step` kept from an earlier attempt (the journal's, or this run's); None: run it."""
         return self.frame.resumed_branches.get(step.id, {}).get(key)
+
+    def recorded_answer(self, step: ir.Step, key: str) -> Answer | None:
+        """The answer given at the `ask` inside branch `key` of `step`, when the run resumed there."""
+        return self.frame.resumed_answers.get(step.id, {}).get(key)
 
     def keep_branch(self, step: ir.Step, key: str, record: Record) -> None:
         """Keep a finished branch's record for the step's next attempt (a `retry:` runs only what did not finish)."""
@@ -219,6 +265,10 @@ class Runner:
             record, branches = with_retry(step.id, rules, journaled_attempt, self.retryable, str, self.opts.err, first=first)
         except InputRequested as gate:
             return "ran", self.pipeline_gate(index, step, gate)
+        except (NestedGate, NestedGates) as reached:
+            group = reached.gates if isinstance(reached, NestedGates) else (reached,)
+            return "ran", Halt(step, index, group[0].request, group[0].identity, nested=group[0],
+                               kept=self.kept_branches(step), group=group)
         except (Unrecoverable, Cancelled):
             raise
         except (WorkflowError, LobsterRunError) as exc:
@@ -232,8 +282,8 @@ class Runner:
         return "ran", None
 
     def pipeline_gate(self, index: int, step: ir.Step, gate: InputRequested) -> Halt:
-        """A command in the step's own pipeline requested input: the run halts there (`needs_input`). From a loop's
-        sub-step or a parallel branch it cannot yet, and the step fails."""
+        """A command in the step's own pipeline requested input: the run halts there (`needs_input`). Anything else
+        (a sub-step's or a branch's, which arrive as `NestedGate` unless a terminal asks) fails the step."""
         if not isinstance(step.action, ir.PipelineRun) or gate.step_id != step.id:
             raise Unrecoverable(str(gate)) from None
         return Halt(step, index, gate.request, {}, gate.stage)

@@ -27,7 +27,7 @@ class Unrecoverable(WorkflowError):
 
 class InputRequested(Unrecoverable):
     """A command in step `step_id`'s pipeline (`ask`) requested input at stage `stage`: a top-level `pipeline:` step
-    suspends the workflow there (`needs_input`); elsewhere (a loop, a parallel branch) the step fails with `str()`.
+    suspends the workflow there (`needs_input`); a loop's sub-step or a parallel branch turns it into `NestedGate`.
     `request` is what the caller is shown: `{type: input_request, prompt, responseSchema[, subject]}`."""
 
     def __init__(self, step_id: str, stage: int, stage_name: str, request: dict[str, Any]) -> None:
@@ -35,6 +35,42 @@ class InputRequested(Unrecoverable):
         self.step_id = step_id
         self.stage = stage
         self.request = request
+
+
+class NestedGate(Unrecoverable):
+    """A gate inside a step (a sub-workflow's step at any depth, a `for_each` sub-step, a parallel branch) was reached:
+    the top-level run halts there. `path`: where, from the step that holds it (`deploy`, `prod_gate`; `loop[3]`,
+    `confirm`); `key`: the branch key its answer is kept under inside that step; `kind`: `approval` or `input`;
+    `record`: the gate step's record so far (an approval step's command output); `step`: the gate's own step;
+    `stage`: the stage of the gate step's pipeline that asked (`ask`): the step continues after it on resume."""
+
+    def __init__(self, path: tuple[str, ...], key: str, kind: str, request: dict[str, Any], identity: dict[str, Any],
+                 record: dict[str, Any] | None, step: ir.Step, stage: int | None = None) -> None:
+        super().__init__(f"Workflow step {' > '.join(path)} halted for {kind}")
+        self.path = path
+        self.key = key
+        self.kind = kind
+        self.request = request
+        self.identity = identity
+        self.record = record
+        self.step = step
+        self.stage = stage
+
+    def inside(self, segment: str, key_prefix: str) -> NestedGate:
+        """The same gate seen from the step that holds `segment` (a `workflow:` step's id)."""
+        return NestedGate((segment, *self.path), f"{key_prefix}{self.key}", self.kind, self.request, self.identity,
+                          self.record, self.step, self.stage)
+
+
+class NestedGates(Unrecoverable):
+    """Several gates inside one step were reached (parallel branches): the run halts at all of them at once."""
+
+    def __init__(self, gates: tuple[NestedGate, ...]) -> None:
+        super().__init__("; ".join(str(gate) for gate in gates))
+        self.gates = gates
+
+    def inside(self, segment: str, key_prefix: str) -> NestedGates:
+        return NestedGates(tuple(gate.inside(segment, key_prefix) for gate in self.gates))
 
 
 class StepTimeout(WorkflowError):

@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING, Any
 from lobsterlang import ir
 from lobsterlang.interpret.process import Cancellation
 from lobsterlang.interpret.values import UNDEFINED, stringify
+from lobsterlang.interpret.workflow import gates
 from lobsterlang.interpret.workflow.attempt import AttemptCancellation, pause
 from lobsterlang.interpret.workflow.conditions import should_run
 from lobsterlang.interpret.workflow.env import apply_env
-from lobsterlang.interpret.workflow.errors import WorkflowError
+from lobsterlang.interpret.workflow.errors import InputRequested, NestedGate, WorkflowError
 from lobsterlang.interpret.workflow.refs import Record, make_record
 from lobsterlang.interpret.workflow.stdin import stdin_value
 from lobsterlang.interpret.workflow.templates import Scope
@@ -97,6 +98,7 @@ def _iteration(
     scope_results[item_var] = {"json": item, "stdout": item if isinstance(item, str) else stringify(item)}
     scope_results[index_var] = {"json": index, "stdout": str(index)}
     iteration: dict[str, Any] = {item_var: item, index_var: index}
+    previous: Record | None = None
     for sub in loop.steps:
         cancel.check()
         if not should_run(sub.when, scope_results):
@@ -112,21 +114,82 @@ def _iteration(
             runner.branch_started(step, key)
             since = len(cancel.calls) if isinstance(cancel, AttemptCancellation) else 0
             scope = Scope(runner.frame.args, scope_results, runner.opts.raw_args, runner.frame.authored)
-            record = _run_sub(runner, step, sub, scope, index, cancel)
+            gate = SubGate(runner, step, sub, index)
+            record = gate.ask_input(scope, previous) if sub.input is not None else _run_sub(gate, scope, cancel)
+            if sub.approval is not None:
+                gate.ask_approval(record, scope)
             runner.cost.record(f"{step.id}.{sub.id}", record)
             runner.branch_done(step, key, record)
             runner.keep_branch(step, key, record)
             if isinstance(cancel, AttemptCancellation):
                 cancel.settled(since)  # kept: a retry will not repeat its calls
         scope_results[sub.id] = record
+        previous = record if not record.get("error") else previous
         runner.cost.check(runner.frame.workflow.cost_limit, runner.opts.err)
-        iteration[sub.id] = record["json"] if "json" in record else record.get("stdout")
+        iteration[sub.id] = _output(record)
     return iteration
 
 
-def _run_sub(runner: Runner, step: ir.Step, sub: ir.Step, scope: Scope, index: int, cancel: Cancellation) -> Record:
-    env = apply_env(runner.frame.base_env, [runner.frame.workflow.env, step.env, sub.env], scope)
-    env = runner.keyed(env, step.id, index, sub.id)
-    cwd = runner.step_cwd(sub.cwd or step.cwd or runner.frame.workflow.cwd, scope)
+def _output(record: Record) -> Any:
+    """What a sub-step gives its item: its json, else an input's response, else its stdout."""
+    for key in ("json", "response"):
+        if key in record:
+            return record[key]
+    return record.get("stdout")
+
+
+class SubGate:
+    """A sub-step of one item, and the gate it may be: an `approval:` or `input:` sub-step asks on a terminal, and
+    otherwise halts the run (`NestedGate`, path `<loop>[<index>] > <sub-step>`); its answer is its branch's record."""
+
+    def __init__(self, runner: Runner, step: ir.Step, sub: ir.Step, index: int) -> None:
+        self.runner, self.step, self.sub, self.index = runner, step, sub, index
+
+    def env(self, scope: Scope) -> dict[str, str]:
+        frame = self.runner.frame
+        env = apply_env(frame.base_env, [frame.workflow.env, self.step.env, self.sub.env], scope)
+        return self.runner.keyed(env, self.step.id, self.index, self.sub.id)
+
+    @property
+    def key(self) -> str:
+        return f"{self.index}/{self.sub.id}"
+
+    def halt(self, kind: str, request: dict[str, Any], identity: dict[str, Any], record: Record | None,
+             stage: int | None = None) -> NestedGate:
+        path = (f"{self.step.id}[{self.index}]", self.sub.id)
+        return NestedGate(path, self.key, kind, request, identity, record, self.sub, stage)
+
+    def ask_approval(self, record: Record, scope: Scope) -> None:
+        """Approve the sub-step's record on a terminal, or halt the run for its approval."""
+        request, identity = gates.approval_request(self.sub, record, self.env(scope))
+        if identity.get("initiatedBy"):
+            record["initiatedBy"] = identity["initiatedBy"]
+        if not self.runner.opts.interactive:
+            raise self.halt("approval", request, identity, record)
+        from lobsterlang.interpret.workflow.prompts import ask_approval
+
+        ask_approval(self.sub, request, identity, record, self.runner.frame.base_env, self.runner.opts)
+
+    def ask_input(self, scope: Scope, previous: Record | None) -> Record:
+        """The input sub-step's record (`subject`, `response`), asked on a terminal; otherwise the run halts for it."""
+        subject = gates.input_subject(self.sub, stdin_value(self.sub.stdin, scope), previous)
+        if not self.runner.opts.interactive:
+            raise self.halt("input", gates.input_request(self.sub, subject), {}, None)
+        from lobsterlang.interpret.workflow.prompts import ask_input
+
+        return {"id": self.sub.id, "subject": subject, "response": ask_input(self.sub, self.runner.opts)}
+
+
+def _run_sub(gate: SubGate, scope: Scope, cancel: Cancellation) -> Record:
+    """The sub-step's command; an `ask` in its pipeline halts the run there (it continues after the stage on resume)."""
+    runner, sub = gate.runner, gate.sub
+    env = gate.env(scope)
+    cwd = runner.step_cwd(sub.cwd or gate.step.cwd or runner.frame.workflow.cwd, scope)
     stdin = stdin_value(sub.stdin, scope)
-    return runner.run_command(sub.id, sub.action, env, cwd, stdin, cancel, scope)
+    answer = runner.recorded_answer(gate.step, gate.key)
+    try:
+        return runner.run_command(sub.id, sub.action, env, cwd, stdin, cancel, scope, answer)
+    except InputRequested as asked:
+        if runner.opts.interactive:
+            raise
+        raise gate.halt("input", asked.request, {}, None, asked.stage) from None

@@ -102,7 +102,7 @@ class EventJournal(Hooks):
 
     def step_started(self, index: int, step: ir.Step) -> None:
         event: dict[str, Any] = {"event": "started", "index": index, "step": step.id}
-        if isinstance(step.action, (ir.ForEach, ir.Parallel)):
+        if isinstance(step.action, (ir.ForEach, ir.Parallel, ir.WorkflowCall)):
             event["branches"] = True  # its branches are journaled one by one
         self.append(event)
 
@@ -123,12 +123,19 @@ class EventJournal(Hooks):
                      **_cost(spend)})
 
     def resumed(self, index: int, records: dict[str, Any], last: Any, spend: Sequence[dict[str, Any]],
-                answer: dict[str, Any] | None = None) -> None:
+                answer: dict[str, Any] | None = None, branches: dict[str, Record] | None = None,
+                answers: dict[str, Any] | None = None) -> None:
         """Queue the answer to the gate at step `index` (its record), written with the next event; `answer`: the
-        gate was inside that `pipeline:` step (`{step, stage, response}`), which continues after it."""
+        gate was inside that `pipeline:` step (`{step, stage, response}`), which continues after it; `branches`: the
+        gate was inside that step (a sub-workflow, a loop, a branch): the records made inside it, the answer's too;
+        `answers`: the answers to `ask` stages inside it (`{branch key: {stage, response}}`)."""
         event = {"event": "resumed", "index": index, "records": records, "last": last, **_cost(spend)}
         if answer is not None:
             event["answer"] = answer
+        if branches is not None:
+            event["branches"] = branches
+        if answers:
+            event["answers"] = answers
         with self.lock:
             self.pending.append(event)
 
@@ -140,8 +147,15 @@ class EventJournal(Hooks):
         """Written (fsynced) before the call goes out: a run killed after it does not run the step again on its own."""
         self.append({"event": "dispatched", "index": index, "step": step.id, "call": call})
 
-    def halted(self, index: int, step: ir.Step, state_key: str, expires_at: str | None = None) -> None:
-        self.append({"event": "halted", "index": index, "step": step.id, "stateKey": state_key, "expiresAt": expires_at})
+    def halted(self, index: int, gate: str, state_key: str, expires_at: str | None = None,
+               gates: Sequence[dict[str, str]] = ()) -> None:
+        """The run waits at `gate`: a step's id, or the path of a gate inside step `index` (`deploy > prod_gate`);
+        `gates`: every gate it waits at when several are pending (`{step, stateKey}` each, `gate` the first)."""
+        event: dict[str, Any] = {"event": "halted", "index": index, "step": gate, "stateKey": state_key,
+                                 "expiresAt": expires_at}
+        if len(gates) > 1:
+            event["gates"] = [dict(g) for g in gates]
+        self.append(event)
 
 
 def start_event(run_id: str, path: str, args: dict[str, Any], workflow: ir.Workflow, digest: str | None,
@@ -285,6 +299,10 @@ class RunLog:
     """The calls the uncertain step had dispatched when it failed and was not retried (None: it was not)."""
     answer: dict[str, Any] | None = None
     """The answer given at the input gate inside the `pipeline:` step the run resumed at (`{step, stage, response}`)."""
+    carried: dict[str, Record] | None = None
+    """The records inside the step the run resumed at after a gate inside it (the answer's too): kept when it starts."""
+    carried_answers: dict[str, Any] = field(default_factory=dict)
+    """The answers to `ask` stages inside that step, by branch key (`{stage, response}`)."""
 
     @property
     def queued(self) -> bool:
@@ -363,6 +381,8 @@ def _apply(log: RunLog, event: dict[str, Any]) -> None:
     if kind == "started":
         if log.uncertain != (event["index"], event["step"]):  # a new step (a resumed one keeps its branches)
             log.branches, log.open_branches, log.attempts = {}, [], 0
+            if log.carried is not None and event["index"] == log.next_index:
+                log.branches = dict(log.carried)
         log.uncertain = (event["index"], event["step"])
         log.attempts += 1
         log.branch_journaled = bool(event.get("branches"))
@@ -375,7 +395,7 @@ def _apply(log: RunLog, event: dict[str, Any]) -> None:
     elif kind == "done":
         log.results.update(event.get("records") or {})
         log.next_index, log.last, log.last_done = event["index"] + 1, event.get("last"), event["step"]
-        log.uncertain, log.halted, log.answer = None, None, None
+        log.uncertain, log.halted, log.answer, log.carried, log.carried_answers = None, None, None, None, {}
         log.branches, log.open_branches = {}, []
     elif kind == "not_retried":
         if log.uncertain == (event["index"], event["step"]):
@@ -386,8 +406,10 @@ def _apply(log: RunLog, event: dict[str, Any]) -> None:
         log.halted, log.uncertain = None, None  # a step halted inside its pipeline starts again from its answer
         log.results.update(event.get("records") or {})
         log.next_index, log.last = event["index"], event.get("last")
-        answer = event.get("answer")
+        answer, carried, answers = event.get("answer"), event.get("branches"), event.get("answers")
         log.answer = answer if isinstance(answer, dict) else None
+        log.carried = carried if isinstance(carried, dict) else None
+        log.carried_answers = answers if isinstance(answers, dict) else {}
 
 
 def _apply_branch(log: RunLog, event: dict[str, Any]) -> None:

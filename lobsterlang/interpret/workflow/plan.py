@@ -16,6 +16,7 @@ from typing import Any, TextIO
 
 from lobsterlang import ir
 from lobsterlang.commands.specs import input_gate
+from lobsterlang.compile.gatepaths import nested_gates
 from lobsterlang.gcpause import collector_paused
 from lobsterlang.interpret.values import js_string
 from lobsterlang.interpret.workflow.conditions import should_run
@@ -32,6 +33,7 @@ UNKNOWN = "  [output unknown at plan time]"
 DEFERRED = "     [command validation deferred — stage name depends on step output]"
 RUN_TIME = "  [decided at run time — depends on: {}]"
 INPUT_GATE = "     [input required at stage {}: {} — the run waits for the answer]"
+NESTED_GATE = "     [{} required inside: {} — the whole run waits there]"
 AUTHORED = "     [shell text from the file's defaults: {}]"
 SHELL_TEXT = re.compile(r"[\s;|&<>()$`*?\[\]{}'\"\\~#]")
 """What makes a default read differently as shell text than as one quoted word."""
@@ -120,6 +122,7 @@ class Planner:
         self.step_body(head, step)
         if run_time is not None and isinstance(step.when, ir.ExprCondition):
             self.lines.insert(start + 1, f"     {step.when_key or 'when'}: {step.when.text}{run_time}")
+        self.lines += [NESTED_GATE.format(g.kind, g.text) for g in nested_gates(step, self.frame.directory, self.frame.stack)]
         self.planned[step.id] = "approval" if step.approval is not None else "input" if _asks(step) else "step"
 
     def step_body(self, head: str, step: ir.Step) -> None:

@@ -96,6 +96,10 @@ def _continue(log: RunLog, retry_step: bool, skip_step: bool, ctx: Any) -> Envel
     if log.uncertain is not None and start == log.uncertain[0]:  # the step continues: its recorded branches stay
         frame.resumed_branches = {log.uncertain[1]: dict(log.branches)}
         frame.resumed_attempts = {log.uncertain[1]: log.attempts}
+    elif log.carried is not None and start == log.next_index < len(workflow.steps):  # answered inside, not started
+        frame.resumed_branches = {workflow.steps[start].id: dict(log.carried)}
+    if log.carried_answers and 0 <= start < len(workflow.steps):  # asks inside the step: continue after them
+        frame.resumed_answers = {workflow.steps[start].id: _answers(log.carried_answers)}
     answered = _answer(log, workflow, start)
     if answered is not None:  # the step continues after its pipeline's input gate, with the answer given there
         frame.answered = {workflow.steps[start].id: answered}
@@ -104,10 +108,16 @@ def _continue(log: RunLog, retry_step: bool, skip_step: bool, ctx: Any) -> Envel
     pending = _pending_gate(frame, opts, journal, start)
     if pending is not None:
         issued = save_halt(opts.store, frame, pending, info)
-        journal.halted(pending.index, pending.step, issued.key, issued.expires_at)
+        journal.halted(pending.index, pending.gate_id, issued.key, issued.expires_at)
         journal.close()
         return issued.envelope
     return drive(frame, opts, journal, info, start, log.last, fresh=True)
+
+
+def _answers(given: dict[str, Any]) -> dict[str, Answer]:
+    """The journal's answers to `ask` stages inside a step, by branch key."""
+    return {key: Answer(a["stage"], a.get("response")) for key, a in given.items()
+            if isinstance(a, dict) and isinstance(a.get("stage"), int) and not isinstance(a.get("stage"), bool)}
 
 
 def _answer(log: RunLog, workflow: ir.Workflow, start: int) -> Answer | None:

@@ -16,12 +16,14 @@ from lobsterlang.interpret.state import Claim, StateStore
 from lobsterlang.interpret.tokens import TokenPayload
 from lobsterlang.interpret.values import to_json_data
 from lobsterlang.interpret.workflow.context import Answer, Frame, Options
-from lobsterlang.interpret.workflow.engine import Runner
+from lobsterlang.interpret.workflow.engine import Runner, gate_path
 from lobsterlang.interpret.workflow.errors import NotRetried, StepTimeout, WorkflowError, WorkflowUsageError
+from lobsterlang.interpret.workflow.gategroup import answer as gategroup_answer
+from lobsterlang.interpret.workflow.gategroup import forget_group, group_of
 from lobsterlang.interpret.workflow.gates import approver_of, check_approver, check_response
 from lobsterlang.interpret.workflow.journal import EventJournal, new_run_id
 from lobsterlang.interpret.workflow.runlock import RunBusy, hold_run
-from lobsterlang.interpret.workflow.session import RunInfo, Stored, file_digest, read_state, save_halt
+from lobsterlang.interpret.workflow.session import RunInfo, Stored, file_digest, read_state, save_halts
 from lobsterlang.interpret.workflow.stores import backend_of, handoff_of
 
 
@@ -63,10 +65,11 @@ def drive(frame: Frame, opts: Options, journal: EventJournal, info: RunInfo, sta
             journal.finish()
         raise
     if outcome.halt is not None:
-        issued = save_halt(opts.store, frame, outcome.halt, info)
-        journal.halted(outcome.halt.index, outcome.halt.step, issued.key, issued.expires_at)
+        envelope, issued = save_halts(opts.store, frame, outcome.halt, info, opts.children)
+        gates = [{"step": gate_path(g.path), "stateKey": i.key} for g, i in zip(outcome.halt.group, issued, strict=False)]
+        journal.halted(outcome.halt.index, outcome.halt.gate_id, issued[0].key, issued[0].expires_at, gates)
         journal.close()
-        return issued.envelope
+        return envelope
     journal.finish()
     return ok_envelope(to_json_data(outcome.output))
 
@@ -87,19 +90,26 @@ def apply_decision(stored: Stored, decision: Any, env: Mapping[str, str]) -> Non
         raise WorkflowUsageError("Workflow resume requires --response-json for input requests")
     if not is_input and decision.has_response:
         raise WorkflowUsageError("Workflow resume requires --approve yes|no for approval requests")
+    nested = stored.nested
+    records = nested["kept"] if nested is not None else stored.results
+    name = str(nested["leaf"]) if nested is not None else gate
+    where = str(nested["key"]) if nested is not None else gate
     if is_input:
         check_response(gate, stored.state.get("inputSchema"), decision.response)
-        if stored.pipeline_stage is None:  # an `input:` step (inside a `pipeline:` step, the step itself continues)
-            stored.results[gate] = {"id": gate, "subject": stored.state.get("inputSubject"), "response": decision.response}
+        if nested is not None and isinstance(nested.get("stage"), int):  # an `ask` inside: its pipeline continues
+            nested.setdefault("answers", {})[where] = {"stage": nested["stage"], "response": decision.response}
+        elif stored.pipeline_stage is None:  # an `input:` step (inside a `pipeline:` step, the step itself continues)
+            records[where] = {"id": name, "subject": stored.state.get("inputSubject"), "response": decision.response}
         return
     approver = approver_of(env)
     identity = stored.state.get("approvalIdentity")
     check_approver(gate, identity if isinstance(identity, dict) else {}, approver)
-    record = dict(stored.results.get(gate) or {"id": gate})
+    shown = nested.get("record") if nested is not None else stored.results.get(gate)
+    record = dict(shown if isinstance(shown, dict) else {"id": name})
     record["approved"] = True
     if approver:
         record["approvedBy"] = approver
-    stored.results[gate] = record
+    records[where] = record
 
 
 def _forget(store: StateStore, claim: Claim, stored: Stored | None, key: str) -> None:
@@ -152,6 +162,7 @@ def resume(state_key: str, decision: Any, ctx: Any, token: TokenPayload | None =
 
 def _decide(stored: Stored, decision: Any, ctx: Any, claim: Claim, state_key: str, run_id: str) -> Envelope:
     if decision.cancel or decision.approve is False:
+        forget_group(ctx.store, stored, run_id)  # the other gates pending with it, if any
         _forget(ctx.store, claim, stored, state_key)
         backend_of(ctx.store).journal(run_id).finish()
         return cancelled_envelope()
@@ -171,7 +182,11 @@ def _claim(store: StateStore, key: str, run_id: Any) -> Claim:
 def _waiting_at(store: StateStore, run_id: str, key: str) -> bool:
     """Whether run `run_id`'s journal still ends at the gate whose state is `key` (nothing ran since)."""
     log = backend_of(store).read_run(run_id)
-    return log is not None and log.halted is not None and log.halted.get("stateKey") == key
+    if log is None or log.halted is None:
+        return False
+    gates = log.halted.get("gates")
+    return log.halted.get("stateKey") == key or (isinstance(gates, list) and any(
+        isinstance(g, dict) and g.get("stateKey") == key for g in gates))
 
 
 def _expected(run_id: str | None, gate: str | None) -> dict[str, str]:
@@ -203,15 +218,32 @@ def _continue(stored: Stored, decision: Any, ctx: Any, claim: Claim, state_key: 
         claim.put_back()  # nothing ran: the token stays valid
         return error_envelope("parse_error", str(exc))
     warn_if_changed(stored, sys.stderr)
+    if group_of(stored):  # one of several gates pending at once: the run goes on once all are answered
+        journal = backend_of(store).journal(run_id)
+        try:
+            waiting = gategroup_answer(store, stored, run_id, journal)
+        except StateIntegrityError:
+            claim.put_back()
+            raise
+        if waiting is not None:
+            journal.close()
+            _forget(store, claim, stored, state_key)
+            return waiting
     spend = stored.extra.get("cost")
     frame = Frame(stored.workflow, stored.path, stored.args, dict(ctx.env), ctx.cwd, ctx.cancel,
                   (os.path.realpath(stored.path),), stored.results, spend if isinstance(spend, list) else [])
-    opts = Options(mode="tool", raw_args=bool(stored.extra.get("rawArgs")), store=store, cancel=ctx.cancel)
+    opts = Options(mode="tool", raw_args=bool(stored.extra.get("rawArgs")), store=store, cancel=ctx.cancel,
+                   children=stored.children)
     info = RunInfo(run_id, stored.extra.get("fileSha256"), opts.raw_args, (*_superseded(stored), state_key))
     journal = backend_of(store).journal(run_id)
     gate = stored.gate_id or ""
     stage = stored.pipeline_stage
-    if stage is None:
+    if stored.nested is not None:  # the step the gate is in runs again: what it recorded replays, the rest runs
+        kept, top = stored.nested["kept"], stored.workflow.steps[stored.index].id
+        frame.resumed_branches[top], frame.resumed_answers[top] = kept, stored.nested_answers()
+        last = last_with_record(stored.workflow, stored.results, stored.index)
+        journal.resumed(stored.index, {}, last, frame.spend, branches=kept, answers=stored.nested.get("answers"))
+    elif stage is None:
         last = stored.state.get("inputStepId") or last_with_record(stored.workflow, stored.results, stored.index)
         journal.resumed(stored.index, {gate: stored.results.get(gate)}, last, frame.spend)
     else:  # the `pipeline:` step continues after the stage that asked, with the answer
@@ -247,8 +279,11 @@ def _superseded(stored: Stored) -> tuple[str, ...]:
 
 
 def warn_if_changed(stored: Stored, err: Any) -> None:
-    """Say so when the file changed since the gate; the stored IR runs either way."""
-    before = stored.extra.get("fileSha256")
-    if before and file_digest(stored.path) != before:
-        err.write(f"warning: {stored.path} changed since the run halted; resuming the workflow as it was at the gate\n")
-        err.flush()
+    """Say so when the file (or a sub-workflow stored with a gate inside a step) changed since the gate; the stored IR
+    runs either way."""
+    digests = (stored.nested or {}).get("digests")
+    files = {stored.path: stored.extra.get("fileSha256"), **(digests if isinstance(digests, dict) else {})}
+    for path, before in files.items():
+        if before and file_digest(path) != before:
+            err.write(f"warning: {path} changed since the run halted; resuming the workflow as it was at the gate\n")
+    err.flush()

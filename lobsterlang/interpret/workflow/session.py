@@ -4,22 +4,24 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from lobsterlang import ir
 from lobsterlang.digits import whole_number
 from lobsterlang.interpret import gatestate
-from lobsterlang.interpret.envelope import Envelope, needs_approval_envelope, needs_input_envelope
+from lobsterlang.interpret.envelope import Envelope, needs_approval_envelope, needs_input_envelope, with_pending
 from lobsterlang.interpret.state import StateStore, now_iso
 from lobsterlang.interpret.tokens import WORKFLOW_KIND
 from lobsterlang.interpret.values import stringify, to_json_data
-from lobsterlang.interpret.workflow.context import Frame
+from lobsterlang.interpret.workflow.context import Answer, Frame
 from lobsterlang.interpret.workflow.engine import Halt
 from lobsterlang.interpret.workflow.errors import WorkflowError
 from lobsterlang.syntax.source import read_source
 
 STATE_PREFIX = "workflow_resume"
+NESTED = "nested"
+"""The `lobsterlang` section's key for a gate inside a step: `{step, path, key, leaf, kept, record, stage, …}`."""
 PIPELINE_INPUT = "pipeline_command"
 """`inputKind` of a gate inside a `pipeline:` step (an `ask` stage): the step itself continues on resume."""
 DEFAULT_ENVELOPE_BYTES = 512000
@@ -46,7 +48,8 @@ class RunInfo:
     superseded: tuple[str, ...] = ()
 
 
-def halt_state(frame: Frame, halt: Halt, info: RunInfo) -> dict[str, Any]:
+def halt_state(frame: Frame, halt: Halt, info: RunInfo, children: Mapping[str, ir.Workflow] | None = None,
+               group: list[dict[str, str]] | None = None) -> dict[str, Any]:
     """The resume state written at a gate (the reference's fields plus a `lobsterlang` section)."""
     from lobsterlang.ir_codec import to_json
 
@@ -60,18 +63,39 @@ def halt_state(frame: Frame, halt: Halt, info: RunInfo) -> dict[str, Any]:
         state.update(inputStepId=halt.step.id, inputKind=PIPELINE_INPUT, inputSchema=halt.request.get("responseSchema"),
                      inputSubject=halt.request.get("subject"), pipelineInput={"resumeAtIndex": halt.stage})
     elif halt.is_input:
-        spec = halt.step.input
-        assert spec is not None
-        state.update(inputStepId=halt.step.id, inputSchema=spec.response_schema, inputSubject=halt.request.get("subject"))
+        spec = gate_step(halt).input  # None: an `ask` inside the nested gate step's pipeline
+        schema = spec.response_schema if spec is not None else halt.request.get("responseSchema")
+        state.update(inputStepId=halt.gate_id, inputSchema=schema, inputSubject=halt.request.get("subject"))
     else:
-        state.update(approvalStepId=halt.step.id, approvalIdentity=to_json_data(halt.identity))
+        state.update(approvalStepId=halt.gate_id, approvalIdentity=to_json_data(halt.identity))
     state["supersededResumeStateKeys"] = list(info.superseded)
     state["createdAt"] = now_iso()
     state["lobsterlang"] = {
         "ir": to_json(frame.workflow), "fileSha256": info.digest, "runId": info.run_id, "rawArgs": info.raw_args,
         "cost": frame.spend,
     }
+    if halt.nested is not None:
+        state["lobsterlang"][NESTED] = to_json_data({
+            "step": halt.step.id, "path": list(halt.nested.path), "key": halt.nested.key, "leaf": halt.nested.step.id,
+            "kept": halt.kept or {}, "record": halt.nested.record,
+            "workflows": {path: to_json(child) for path, child in (children or {}).items()},
+            "digests": {path: file_digest(path) for path in children or {}},
+            "shown": shown_request(halt), "group": group or [], "stage": halt.nested.stage,
+        })
     return state
+
+
+def gate_step(halt: Halt) -> ir.Step:
+    """The step that is the gate: the halted step, or the one inside it."""
+    return halt.nested.step if halt.nested is not None else halt.step
+
+
+def shown_request(halt: Halt) -> dict[str, Any]:
+    """What the caller is shown: the gate's request, with its `path` when it is inside a step."""
+    request = to_json_data(halt.request)
+    if halt.nested is not None:
+        request = {**request, "path": halt.gate_id}
+    return request  # type: ignore[no-any-return]
 
 
 def envelope_limit(env: Mapping[str, str]) -> int:
@@ -111,25 +135,43 @@ class Issued:
     expires_at: str
 
 
-def save_halt(store: StateStore, frame: Frame, halt: Halt, info: RunInfo) -> Issued:
-    """Write the sealed state, issue the signed token (and approval id) and build the envelope."""
+def save_halt(store: StateStore, frame: Frame, halt: Halt, info: RunInfo,
+              children: Mapping[str, ir.Workflow] | None = None, key: str | None = None,
+              group: list[dict[str, str]] | None = None) -> Issued:
+    """Write the sealed state, issue the signed token (and approval id) and build the envelope; `children`: the
+    sub-workflows the run loaded (stored with a gate inside a step: the resume runs them as they were); `key` and
+    `group`: the gate is one of several pending at once (`{path, key, stateKey}` each)."""
     limit = envelope_limit(frame.base_env)
-    approval = halt.step.approval
+    approval = gate_step(halt).approval
     ttl = gatestate.approval_ttl(frame.base_env, gate_expiry(approval.value) if approval is not None else None)
     signer = gatestate.signer_for(store)
-    key = store.new_state_key(STATE_PREFIX)
-    state = halt_state(frame, halt, info)
-    request = to_json_data(halt.request)
-    bound = gatestate.binding(WORKFLOW_KIND, key, info.run_id, halt.step.id, state["lobsterlang"]["ir"], request, ttl)
+    key = key or store.new_state_key(STATE_PREFIX)
+    state = halt_state(frame, halt, info, children, group)
+    request = shown_request(halt)
+    bound = gatestate.binding(WORKFLOW_KIND, key, info.run_id, halt.gate_id, state["lobsterlang"]["ir"], request, ttl)
     token, approval_id = gatestate.issue(store, signer, key, state, bound, approval=not halt.is_input)
     expires_at = gatestate.iso(bound["exp"])
     if halt.is_input:
         try:
-            return Issued(bounded_input_envelope(halt.step.id, request, token, limit), key, expires_at)
+            return Issued(bounded_input_envelope(halt.gate_id, request, token, limit), key, expires_at)
         except WorkflowError:
             store.delete(key)
             raise
     return Issued(needs_approval_envelope(request, token, approval_id), key, expires_at)
+
+
+def save_halts(store: StateStore, frame: Frame, halt: Halt, info: RunInfo,
+               children: Mapping[str, ir.Workflow] | None = None) -> tuple[Envelope, list[Issued]]:
+    """Make a halt durable: one gate, or every gate of a group (parallel branches), each with its own sealed state,
+    token and approval id; the envelope shows the first and, for a group, lists them all (`pendingGates`)."""
+    if len(halt.group) <= 1:
+        issued = save_halt(store, frame, halt, info, children)
+        return issued.envelope, [issued]
+    keys = [store.new_state_key(STATE_PREFIX) for _ in halt.group]
+    group = [{"path": " > ".join(g.path), "key": g.key, "stateKey": k} for g, k in zip(halt.group, keys, strict=True)]
+    made = [save_halt(store, frame, replace(halt, nested=g, request=g.request, identity=g.identity), info, children,
+                      key, group) for g, key in zip(halt.group, keys, strict=True)]
+    return with_pending([m.envelope for m in made]), made
 
 
 def gate_expiry(value: Any) -> Any:
@@ -147,6 +189,8 @@ class Stored:
     results: dict[str, Any]
     args: dict[str, Any]
     state: dict[str, Any]
+    children: dict[str, ir.Workflow] = field(default_factory=dict)
+    """The sub-workflows stored with a gate inside a step, by canonical path: the resume runs them as they were."""
 
     @property
     def extra(self) -> dict[str, Any]:
@@ -157,6 +201,18 @@ class Stored:
     def gate_id(self) -> str | None:
         key = self.state.get("inputStepId") or self.state.get("approvalStepId")
         return key if isinstance(key, str) else None
+
+    @property
+    def nested(self) -> dict[str, Any] | None:
+        """The gate inside the step at `index` the run halted at (`{step, path, key, leaf, kept, record}`), if any."""
+        value = self.extra.get(NESTED)
+        return value if isinstance(value, dict) else None
+
+    def nested_answers(self) -> dict[str, Answer]:
+        """The answers given at an `ask` inside the step at `index` (by branch key): those pipelines continue after it."""
+        given = (self.nested or {}).get("answers")
+        return {key: Answer(a["stage"], a.get("response")) for key, a in (given or {}).items()
+                if isinstance(a, dict) and isinstance(a.get("stage"), int)}
 
     @property
     def pipeline_stage(self) -> int | None:
@@ -187,7 +243,26 @@ def read_state(state: Any) -> Stored:
         raise WorkflowError("Invalid workflow resume state") from None
     if not isinstance(workflow, ir.Workflow) or not _gate_at(workflow, stored):
         raise WorkflowError("Invalid workflow resume state")
+    stored.children = _children(stored.nested)
     return stored
+
+
+def _children(nested: dict[str, Any] | None) -> dict[str, ir.Workflow]:
+    """The sub-workflows stored with a gate inside a step, by canonical path (`Invalid workflow resume state` when
+    one cannot be decoded)."""
+    from lobsterlang.ir_codec import from_json
+
+    stored = (nested or {}).get("workflows")
+    children = {}
+    for path, value in (stored.items() if isinstance(stored, dict) else ()):
+        try:
+            child = from_json(value)
+        except (KeyError, TypeError, ValueError):
+            child = None
+        if not isinstance(child, ir.Workflow):
+            raise WorkflowError("Invalid workflow resume state")
+        children[str(path)] = child
+    return children
 
 
 def _reference_workflow(state: dict[str, Any]) -> ir.Workflow:
@@ -201,7 +276,15 @@ def _reference_workflow(state: dict[str, Any]) -> ir.Workflow:
 
 def _gate_at(workflow: ir.Workflow, stored: Stored) -> bool:
     """The gate the state names is the step before `resumeAtIndex`, or (inside a `pipeline:` step) the step at it,
-    with the stage that asked (the file may have changed under reference state)."""
+    with the stage that asked (the file may have changed under reference state); a gate inside a step is in the step
+    at `resumeAtIndex`, named by its path."""
+    nested = stored.nested
+    if nested is not None:
+        step = workflow.steps[stored.index] if 0 <= stored.index < len(workflow.steps) else None
+        path = nested.get("path")
+        return (step is not None and step.id == nested.get("step") and isinstance(path, list)
+                and stored.gate_id == " > ".join(map(str, path)) and isinstance(nested.get("key"), str)
+                and isinstance(nested.get("kept"), dict))
     if stored.state.get("inputKind") == PIPELINE_INPUT:
         step = workflow.steps[stored.index] if 0 <= stored.index < len(workflow.steps) else None
         action = step.action if step is not None else None

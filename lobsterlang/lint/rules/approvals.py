@@ -8,7 +8,6 @@ from functools import lru_cache
 from pathlib import Path
 
 from lobsterlang import ir
-from lobsterlang.commands.specs import input_gate
 from lobsterlang.diagnostics import Diagnostic, Severity
 from lobsterlang.lint.context import LintContext
 from lobsterlang.lint.effects import (
@@ -32,7 +31,6 @@ from lobsterlang.syntax.source import read_source
 GENERIC_PROMPT_RE = re.compile(
     r"^\s*(approve|approve\s+\S+|continue|proceed|ok|okay|confirm|are you sure|go|go ahead|yes or no|y/n)\s*[?.!]*\s*$", re.I
 )
-_HALTING_STAGES = frozenset({"approve", "ask"})
 
 
 def approval_steps(ctx: LintContext) -> tuple[Unit, ...]:
@@ -111,30 +109,31 @@ def _gates_only_reads(ctx: LintContext, gate: Unit) -> bool:
     return not any(ref.step == gate.id for unit, ref, _ in ctx.step_refs)
 
 
-def _nested_gate_stages(ctx: LintContext) -> Iterator[tuple[Unit, ir.Stage]]:
-    if _HALTING_STAGES.isdisjoint(ctx.stages_by_name):
+def _approve_stages(ctx: LintContext) -> Iterator[tuple[Unit, ir.Stage]]:
+    """`approve` stages in the pipelines of a workflow's sub-steps and branches (a step's own: L206)."""
+    if "approve" not in ctx.stages_by_name:
         return
     for pipeline, unit in ctx.pipelines:
         if unit is not None and unit.kind != "step":
-            yield from ((unit, s) for s in pipeline.stages if s.name.value in _HALTING_STAGES)
+            yield from ((unit, s) for s in pipeline.stages if s.name.value == "approve")
 
 
 @lru_cache(maxsize=256)
-def _child_gates(path: str, mtime_ns: int) -> tuple[str, ...]:
-    """Ids of the gates in a sub-workflow file: approval and input steps, and pipeline steps that ask (empty if it
-    cannot be read); cached per version."""
+def _child_approves(path: str, mtime_ns: int) -> tuple[str, ...]:
+    """Ids of the `pipeline:` steps of a sub-workflow file with an `approve` stage (empty if it cannot be read); cached
+    per version."""
     from lobsterlang.compile import compile_workflow
 
     try:
         child = compile_workflow(read_source(path), path).ir
     except OSError:
         return ()
-    return tuple(s.id for s in child.steps if s.approval or s.input or _asks(s.action)) if child else ()
+    return tuple(s.id for s in child.steps if _approves(s.action)) if child else ()
 
 
-def _asks(action: ir.Action | None) -> bool:
-    """A `pipeline:` step whose pipeline requests input: it halts the workflow like an input step."""
-    return isinstance(action, ir.PipelineRun) and input_gate(action.pipeline) is not None
+def _approves(action: ir.Action | None) -> bool:
+    return isinstance(action, ir.PipelineRun) and action.pipeline is not None and any(
+        stage.name.value == "approve" for stage in action.pipeline.stages)
 
 
 def _base_dir(ctx: LintContext) -> Path:
@@ -142,46 +141,37 @@ def _base_dir(ctx: LintContext) -> Path:
     return Path(ctx.workflow.source).parent if ctx.workflow else Path(".")
 
 
-def _gates_of_file(target: Path) -> tuple[str, ...]:
-    """The gates of the file at `target`; none when it cannot be read (missing, a name too long…)."""
+def _approves_of_file(target: Path) -> tuple[str, ...]:
+    """The approving pipeline steps of the file at `target`; none when it cannot be read (missing, a name too long…)."""
     try:
         modified = target.stat().st_mtime_ns if target.is_file() else None
     except OSError:
         return ()
-    return _child_gates(str(target), modified) if modified is not None else ()
+    return _child_approves(str(target), modified) if modified is not None else ()
 
 
-def _sub_workflow_gates(ctx: LintContext) -> Iterator[tuple[Unit, ir.WorkflowCall, tuple[str, ...]]]:
+def _sub_workflow_approves(ctx: LintContext) -> Iterator[tuple[Unit, ir.WorkflowCall, tuple[str, ...]]]:
     base = None  # made on first use: most files call no sub-workflow
     for unit in ctx.steps:
         call = unit.action
         if type(call) is ir.WorkflowCall and not call.path.refs:
             base = base or _base_dir(ctx)
-            gates = _gates_of_file(base / call.path.text)
-            if gates:
-                yield unit, call, gates
+            found = _approves_of_file(base / call.path.text)
+            if found:
+                yield unit, call, found
 
 
-@rule("L403", "nested-approval", Severity.ERROR, "an approval inside `parallel`, `for_each` or a sub-workflow")
+@rule("L403", "nested-approval", Severity.ERROR,
+      "an `approve` stage in a loop's sub-step, a parallel branch or a sub-workflow's step: it cannot halt the run")
 def nested_approval(ctx: LintContext) -> Iterator[Diagnostic]:
-    hint = "move the approval to a top-level step before the block"
-    for unit, stage in _nested_gate_stages(ctx):
+    hint = "use an `approval:` step, sub-step or branch instead: it halts the run anywhere (an `ask` stage does too)"
+    for unit, stage in _approve_stages(ctx):
         where = "parallel branch" if unit.kind == "branch" else "for_each sub-step"
-        yield ctx.diag("L403", stage.name.span, f"`{stage.name.value}` in {where} `{unit.id}` cannot halt there; the step fails", hint)
-    for unit in ctx.units:
-        if unit.kind == "branch":
-            yield from _branch_gate_keys(ctx, unit, hint)
-    for unit, call, gates in _sub_workflow_gates(ctx):
-        yield ctx.diag("L403", call.path.span, f"sub-workflow `{call.path.text}` has approval/input step `{gates[0]}`; "
-                       "composition does not support gates, so step `" + unit.id + "` fails when it halts", hint)
-
-
-def _branch_gate_keys(ctx: LintContext, unit: Unit, hint: str) -> Iterator[Diagnostic]:
-    assert isinstance(unit.step.action, ir.Parallel)
-    branch = unit.step.action.branches[unit.position]
-    for extra in branch.extra:
-        if extra.key in ("approval", "input"):
-            yield ctx.diag("L403", extra.span, f"`{extra.key}` on parallel branch `{unit.id}` is ignored: branches cannot halt", hint)
+        yield ctx.diag("L403", stage.name.span, f"`approve` in the pipeline of {where} `{unit.id}` cannot halt the run: "
+                       "outside a terminal the step fails", hint)
+    for unit, call, found in _sub_workflow_approves(ctx):
+        yield ctx.diag("L403", call.path.span, f"sub-workflow `{call.path.text}` has pipeline step `{found[0]}` with an "
+                       f"`approve` stage, which cannot halt the run: outside a terminal step `{unit.id}` fails", hint)
 
 
 def _retries(retry: ir.Retry | None) -> bool:
