@@ -278,5 +278,5 @@ def test_bash_runs_the_generated_script(tmp_path: Path) -> None:
 
 def test_help_for_a_mistyped_command_suggests_one() -> None:
     done = lobster("help", "lnt")
-    assert (done.returncode, done.stderr) == (2, "Unknown command: lnt. Did you mean 'lint'?\n")
-    assert lobster("help", "exce").stderr == "Unknown command: exce. Did you mean 'exec'?\n"
+    assert (done.returncode, done.stderr.splitlines()[-1]) == (2, "Error: Unknown command: lnt. Did you mean 'lint'?")
+    assert lobster("help", "exce").stderr.splitlines()[-1] == "Error: Unknown command: exce. Did you mean 'exec'?"

@@ -16,7 +16,7 @@ Usage:
   lobster graph FILE [--format mermaid|dot|ascii]         draw a workflow's steps and data flow
   lobster schema                                          print the workflow-file JSON Schema
   lobster lint [PATHS...] [--fix|--diff] [--format F]     find bugs and dangers (F: text|json|sarif|github)
-  lobster explain CODE                                    print the docs of a lint rule (e.g. L301)
+  lobster explain CODE|NAME                               print the docs of a lint rule (L301, raw-arg-in-shell)
   lobster fmt [PATHS...] [--check|--diff] [--to yaml]    format workflow files in place (`-`: stdin; --from-ir IR)
   lobster run [--mode human|tool] [--dry-run] '<pipeline>'  run a pipeline (also: lobster '<pipeline>')
   lobster run [--mode tool] FILE.lobster [--args-json J]  run a workflow file

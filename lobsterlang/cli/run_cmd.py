@@ -15,8 +15,9 @@ from lobsterlang.syntax.source import limit_message, over_limit, read_source_str
 
 RUN_USAGE = "[--mode human|tool] [--dry-run] [--raw-args] [--approval-ttl D] [--backend URL [--detach]] [--schedule NAME [--overlap skip|queue]] [--args-json JSON] ('<pipeline>' | FILE | --file FILE | -)"
 _VALUED = ("mode", "file", "args-json", "approval-ttl", "max-output-bytes", "backend", "schedule", "overlap")
-_OPTIONS = ("--mode", "--file", "--args-json", "--approval-ttl", "--max-output-bytes", "--backend", "--schedule", "--overlap",
-            "--dry-run", "--raw-args", "--detach", "--help", "-h", "--")
+RUN_OPTIONS = ("--mode", "--file", "--args-json", "--approval-ttl", "--max-output-bytes", "--backend", "--schedule", "--overlap",
+               "--dry-run", "--raw-args", "--detach", "--help", "-h", "--")
+"""Every option `run` reads (usage errors suggest from it; shell completion offers it)."""
 _MODES = ("human", "tool")
 _OVERLAPS = ("skip", "queue")
 
@@ -104,7 +105,7 @@ def _take(argv: list[str], index: int, parsed: RunArgs) -> int:
     elif word in _TRAILING_FLAGS and not parsed.words:
         setattr(parsed, word[2:].replace("-", "_"), True)
     elif word.startswith("-") and word != "-" and not parsed.words:
-        raise RunUsageError(f"No such option '{word}'.{did_you_mean(word.split('=', 1)[0], _OPTIONS)}")
+        raise RunUsageError(f"No such option '{word}'.{did_you_mean(word.split('=', 1)[0], RUN_OPTIONS)}")
     else:
         parsed.words.append(word)
     return index + 1
