@@ -110,7 +110,7 @@ def test_openclaw_invoke_errors(gateway: str) -> None:
 
 def test_bare_pipeline_dispatch(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["nonsense"]) == 1
-    assert capsys.readouterr().err == "Error: Unknown command: nonsense\n"
+    assert capsys.readouterr().err == "Error: Unknown command: nonsense\n  in stage 1 (nonsense)\n"
     assert main(["exec", "echo", "a b"]) == 0
     assert json.loads(capsys.readouterr().out) == ["a b"]
     assert main(["--mode", "tool", "exec echo hi"]) == 0

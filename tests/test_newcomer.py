@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -80,3 +81,74 @@ def test_an_unclosed_yaml_quote_is_reported_where_it_opens(quote: str, work: Pat
 ])
 def test_completion_covers_formats_help_and_every_run_and_resume_flag(words: str, cword: str, expected: list[str]) -> None:
     assert _complete(words, cword) == expected
+
+
+# ── 30.7: typos get suggestions everywhere ──
+
+HELLO = Path(__file__).resolve().parent.parent / "examples" / "hello.lobster"
+
+
+def test_a_swapped_subcommand_is_suggested(capsys: Capture) -> None:
+    assert main(["rnu", "x.lobster"]) == 2
+    assert "Error: No such command 'rnu'. Did you mean 'run'?" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["run", "cleanup.lobstr"], ["cleanup.lobstr"], ["compile", "cleanup.lobstr"]])
+def test_a_missing_file_names_the_nearest_existing_one(argv: list[str], work: Path, capsys: Capture) -> None:
+    (work / "cleanup.lobster").write_text(HELLO.read_text())
+    assert main(argv) == 2
+    assert "Error: cleanup.lobstr: no such file or directory. Did you mean 'cleanup.lobster'?" in capsys.readouterr().err
+
+
+def test_a_dotted_pipeline_command_typo_is_still_a_command(work: Path, capsys: Capture) -> None:
+    assert main(["gog.gmail.serch"]) == 1
+    assert capsys.readouterr().err.startswith("Error: Unknown command: gog.gmail.serch\n")
+
+
+def test_an_unknown_pipeline_command_suggests_one_under_the_references_line(work: Path, capsys: Capture) -> None:
+    assert main(["exec --json --shell 'echo [1,2]' | pikc a"]) == 1
+    assert capsys.readouterr().err == "Error: Unknown command: pikc\n  in stage 2 (pikc); did you mean `pick`?\n"
+
+
+def test_an_unknown_flag_is_an_error_before_anything_runs(work: Path, capsys: Capture) -> None:
+    assert main(["exec --shell 'touch made' | head --nn 2"]) == 1
+    assert capsys.readouterr().err == "Error: head has no flag --nn; did you mean --n?\n  in stage 2 (head)\n"
+    assert not (work / "made").exists()
+    assert main(["--mode", "tool", "exec --json --shell 'echo [1]' | map --unset a"]) == 1
+    assert json.loads(capsys.readouterr().out)["error"] == {
+        "type": "runtime_error", "message": "map has no flag --unset; `lobster help map` lists its flags"}
+
+
+def test_an_alias_of_a_flag_is_no_unknown_flag(work: Path, capsys: Capture) -> None:
+    assert main(["exec --json --shell 'echo [1,2,3]' | approve --preview-limit 1 --prompt ok --emit"]) == 0
+
+
+def test_an_undeclared_arg_is_a_warning_and_refused_under_strict_args(work: Path, capsys: Capture, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LOBSTER_STRICT_ARGS", "0")  # restored afterwards: --strict-args sets it in this process
+    assert main(["run", str(HELLO), "--args-json", '{"nme": "Ada"}']) == 0
+    err = capsys.readouterr().err
+    assert "[WARN] --args-json gives an arg the workflow does not declare: nme (did you mean `name`?); it declares: name" in err
+    assert main(["run", str(HELLO), "--strict-args", "--args-json", '{"nme": "Ada"}']) == 2
+    assert capsys.readouterr().err.startswith("Error: --args-json gives an arg the workflow does not declare: nme")
+    monkeypatch.setenv("LOBSTER_STRICT_ARGS", "0")
+    assert main(["run", "--mode", "tool", str(HELLO), "--args-json", '{"nme": "Ada"}']) == 0
+    assert capsys.readouterr().err == ""  # tool mode: stderr stays as the reference leaves it
+
+
+# ── 36.4: errors in plain pipelines name the failing stage ──
+
+@pytest.mark.parametrize("pipeline, stage", [
+    ("exec --json --shell 'echo nope' | pick a | head --n 1", "stage 1 (exec)"),
+    ("exec --json --shell 'echo [1]' | pick a | where", "stage 3 (where)"),
+    ("exec --json --shell 'echo [1]' | pick a | map --wrap x | exec --shell 'exit 3'", "stage 4 (exec)"),
+    ("exec --json --shell 'echo [1,2]' | pick a | exec --json --shell 'echo [1]; exit 4' | head --n 1", "stage 3 (exec)"),
+])
+def test_a_pipeline_error_names_its_stage(pipeline: str, stage: str, work: Path, capsys: Capture) -> None:
+    assert main([pipeline]) == 1
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0].startswith("Error: ") and lines[1:] == [f"  in {stage}"], lines
+
+
+def test_the_tool_envelope_keeps_the_references_message(work: Path, capsys: Capture) -> None:
+    assert main(["--mode", "tool", "exec --json --shell 'echo [1]' | pick a | where"]) == 1
+    assert json.loads(capsys.readouterr().out)["error"]["message"] == "where requires an expression (e.g. field=value)"
