@@ -152,3 +152,25 @@ def test_a_pipeline_error_names_its_stage(pipeline: str, stage: str, work: Path,
 def test_the_tool_envelope_keeps_the_references_message(work: Path, capsys: Capture) -> None:
     assert main(["--mode", "tool", "exec --json --shell 'echo [1]' | pick a | where"]) == 1
     assert json.loads(capsys.readouterr().out)["error"]["message"] == "where requires an expression (e.g. field=value)"
+
+
+# ── 30.8: human mode prints text a person reads ──
+
+def test_a_workflows_text_output_prints_as_text(work: Path, capsys: Capture) -> None:
+    assert main(["run", str(HELLO), "--args-json", '{"name":"Ada"}']) == 0
+    expected = 'Hello, Ada! Friendly greetings: [{"lang":"en","text":"hello"},{"lang":"fr","text":"bonjour"}]\n'
+    assert capsys.readouterr().out == expected
+    assert main(["run", "--mode", "tool", str(HELLO), "--args-json", '{"name":"Ada"}']) == 0
+    assert json.loads(capsys.readouterr().out)["output"] == [expected]
+
+
+def test_control_characters_in_text_output_are_shown_not_obeyed(work: Path, capsys: Capture) -> None:
+    (work / "t.lobster").write_text("steps:\n  - id: a\n    run: printf 'a\\033]0;x\\007b'\n")
+    assert main(["run", "t.lobster"]) == 0
+    assert capsys.readouterr().out == "a\\x1b]0;x\\x07b\n"
+
+
+def test_other_output_stays_indented_json(work: Path, capsys: Capture) -> None:
+    (work / "j.lobster").write_text("steps:\n  - id: a\n    run: echo '[1, \"two\"]'\n")
+    assert main(["run", "j.lobster"]) == 0
+    assert capsys.readouterr().out == '[\n  1,\n  "two"\n]\n'

@@ -67,13 +67,22 @@ class Console:
         if self.tool:
             self.out.write(dump(envelope))
         elif envelope["status"] == "ok":
-            if envelope["output"]:
-                self.out.write(stringify(envelope["output"], 2) + "\n")
+            self.out.write(human_output(envelope["output"]))
         else:
             shown = {k: envelope[k] for k in ("status", "output", "requiresApproval", "requiresInput")}
             self.out.write(stringify(shown, 2) + "\n")
         self.out.flush()
         return 0
+
+
+def human_output(output: list[Any]) -> str:
+    """What a person reads: text items (a shell step's stdout) as the text itself, one after the other, each
+    ending its line; anything else as indented JSON (the reference's human output); nothing for no output."""
+    if not output:
+        return ""
+    if all(isinstance(item, str) for item in output):
+        return "".join(visible(item if item.endswith("\n") else item + "\n", lines=True) for item in output)
+    return stringify(output, 2) + "\n"
 
 
 def parse_args_json(text: str | None) -> Any:
