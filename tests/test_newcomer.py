@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -174,3 +176,51 @@ def test_other_output_stays_indented_json(work: Path, capsys: Capture) -> None:
     (work / "j.lobster").write_text("steps:\n  - id: a\n    run: echo '[1, \"two\"]'\n")
     assert main(["run", "j.lobster"]) == 0
     assert capsys.readouterr().out == '[\n  1,\n  "two"\n]\n'
+
+
+# ── 30.5: the terminal approval prompt shows what is approved ──
+
+def _terminal(answer: str) -> dict[str, Any]:
+    return {"interactive": True, "prompt_in": io.StringIO(answer + "\n"), "prompt_out": io.StringIO()}
+
+
+def test_a_pipeline_approval_on_a_terminal_shows_the_preview_first() -> None:
+    from lobsterlang.compile import compile_pipeline
+    from lobsterlang.interpret.pipeline.runtime import RunContext, run_pipeline
+
+    ctx = _terminal("y")
+    pipeline = compile_pipeline("approve --prompt 'Delete these report files?'").ir
+    assert pipeline is not None
+    items = [f"report-{n}.csv" for n in range(1, 8)]
+    assert run_pipeline(pipeline, items, RunContext(**ctx)).items == items
+    shown = "\n".join(items[:5]) + "\n… and 2 more items\nDelete these report files? [y/N] "
+    assert ctx["prompt_out"].getvalue() == shown
+
+
+def test_the_terminal_shows_as_many_items_as_limit_says() -> None:
+    from lobsterlang.compile import compile_pipeline
+    from lobsterlang.interpret.pipeline.runtime import RunContext, run_pipeline
+
+    ctx = _terminal("y")
+    pipeline = compile_pipeline("approve --limit 1 --prompt 'Go?'").ir
+    assert pipeline is not None
+    run_pipeline(pipeline, [{"a": "\x1b]0;x\x07"}, {"a": 2}], RunContext(**ctx))
+    assert ctx["prompt_out"].getvalue() == '[\n  {\n    "a": "\\u001b]0;x\\u0007"\n  }\n]\n… and 1 more item\nGo? [y/N] '
+
+
+def test_a_workflow_approval_on_a_terminal_shows_what_the_envelope_previews(work: Path) -> None:
+    from lobsterlang.compile import compile_workflow
+    from lobsterlang.interpret.process import Cancellation
+    from lobsterlang.interpret.workflow.context import Frame, Options
+    from lobsterlang.interpret.workflow.engine import Runner
+
+    text = ("steps:\n  - id: list\n    run: printf 'report-1.csv\\nreport-2.csv\\n'\n"
+            "  - id: approve\n    approval: Delete these report files?\n    stdin: $list.stdout\n"
+            "  - id: delete\n    run: echo deleted\n    when: $approve.approved\n")
+    workflow = compile_workflow(text, "d.lobster").ir
+    assert workflow is not None
+    out = io.StringIO()
+    opts = Options(mode="human", interactive=True, prompt_in=io.StringIO("y\n"), prompt_out=out)
+    outcome = Runner(Frame(workflow, "d.lobster", {}, dict(os.environ), str(work), Cancellation()), opts).run()
+    assert outcome.output == ["deleted\n"]
+    assert out.getvalue() == "report-1.csv\nreport-2.csv\nDelete these report files? [y/N] "
