@@ -224,3 +224,39 @@ def test_a_workflow_approval_on_a_terminal_shows_what_the_envelope_previews(work
     outcome = Runner(Frame(workflow, "d.lobster", {}, dict(os.environ), str(work), Cancellation()), opts).run()
     assert outcome.output == ["deleted\n"]
     assert out.getvalue() == "report-1.csv\nreport-2.csv\nDelete these report files? [y/N] "
+
+
+# ── 30.6: a field a gate step cannot have is an error ──
+
+TYPO = "steps:\n  - id: approve\n    approval: Delete?\n  - id: b\n    run: echo gone\n    when: $approve.aproved\n"
+
+
+def test_a_gate_field_typo_is_a_compile_error_with_a_fix() -> None:
+    from lobsterlang.compile import compile_workflow
+
+    found = [d for d in compile_workflow(TYPO, "t.lobster").diagnostics if d.code == "S121"]
+    assert [(d.message, d.span.line, d.span.col, d.hint) for d in found] == [
+        ("`$approve.aproved` is always empty: approval step `approve` has no field `aproved`", 6, 11,
+         "did you mean `$approve.approved`?")]
+    assert found[0].fix is not None and found[0].fix.edits[0].new_text == "$approve.approved"
+
+
+def test_lint_and_run_report_it(work: Path, capsys: Capture) -> None:
+    (work / "t.lobster").write_text(TYPO)
+    assert main(["lint", "t.lobster"]) == 1
+    assert "t.lobster:6:11: S121" in capsys.readouterr().out
+    assert main(["run", "t.lobster"]) == 1
+    assert "did you mean `$approve.approved`?" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("ref, ok", [
+    ("$approve.approved", True), ("$approve.approvedBy", True), ("$approve.json.0", True),
+    ("$ask.response.decision", True), ("$ask.subject", True), ("$ask.aproved", False), ("$approve.response", False),
+])
+def test_what_gate_steps_have(ref: str, ok: bool) -> None:
+    from lobsterlang.compile import compile_workflow
+
+    text = ("steps:\n  - id: approve\n    approval: Go?\n  - id: ask\n    input: {prompt: Why?, responseSchema: {type: object}}\n"
+            f"  - id: b\n    run: echo x\n    when: {ref} == 'x'\n")
+    codes = [d.code for d in compile_workflow(text, "t.lobster").diagnostics]
+    assert ("S121" not in codes) == ok, codes
