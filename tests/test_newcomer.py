@@ -260,3 +260,40 @@ def test_what_gate_steps_have(ref: str, ok: bool) -> None:
             f"  - id: b\n    run: echo x\n    when: {ref} == 'x'\n")
     codes = [d.code for d in compile_workflow(text, "t.lobster").diagnostics]
     assert ("S121" not in codes) == ok, codes
+
+
+# ── 30.9: the dry run shows gates as gates and the args' values ──
+
+PLAN_FLOW = """args:
+  target: {default: reports}
+  api_token: {default: abc}
+  who: {default: bob}
+env:
+  DEPLOY_KEY: hunter22
+steps:
+  - id: list
+    run: ls ${target}
+  - id: approve
+    approval: Delete these report files?
+    stdin: $list.stdout
+  - id: delete
+    run: rm -r ${target}
+    when: $approve.approved
+"""
+
+
+def test_the_plan_shows_the_gate_and_the_args_with_secrets_masked(work: Path, capsys: Capture, monkeypatch: pytest.MonkeyPatch) -> None:
+    (work / "p.lobster").write_text(PLAN_FLOW)
+    monkeypatch.setenv("GITHUB_TOKEN", "octocat-42")
+    assert main(["run", "--dry-run", "p.lobster", "--args-json", '{"target": "old", "who": "octocat-42", "x": "hunter22"}']) == 0
+    plan = capsys.readouterr().err.splitlines()
+    assert plan[0].startswith("[WARN] --args-json gives an arg the workflow does not declare: x")
+    assert plan[2] == '  args: target="old" (given), api_token=*** (default), who=*** (given), x=*** (given)'
+    assert "  2. approve  [approval gate]" in plan and "     prompt: Delete these report files?" in plan
+    assert not any("[no-op]" in line for line in plan)
+
+
+def test_a_plan_without_args_has_no_args_line(work: Path, capsys: Capture) -> None:
+    (work / "p.lobster").write_text("steps:\n  - id: a\n    run: echo hi\n")
+    assert main(["run", "--dry-run", "p.lobster"]) == 0
+    assert capsys.readouterr().err.splitlines()[:3] == ["[DRY RUN] Would execute 1 step:", "", "  1. a  [shell]"]
