@@ -297,3 +297,20 @@ def test_a_plan_without_args_has_no_args_line(work: Path, capsys: Capture) -> No
     (work / "p.lobster").write_text("steps:\n  - id: a\n    run: echo hi\n")
     assert main(["run", "--dry-run", "p.lobster"]) == 0
     assert capsys.readouterr().err.splitlines()[:3] == ["[DRY RUN] Would execute 1 step:", "", "  1. a  [shell]"]
+
+
+# ── 36.3: `lobster runs` names the gate a run waits at, not as its last completed step ──
+
+def test_runs_shows_the_gate_as_the_status_not_as_the_last_step(work: Path, capsys: Capture) -> None:
+    (work / "d.lobster").write_text("steps:\n  - id: list\n    run: echo a.csv\n  - id: approve\n"
+                                    "    approval: Delete?\n    stdin: $list.stdout\n")
+    assert main(["run", "--mode", "tool", "d.lobster"]) == 0
+    capsys.readouterr()
+    assert main(["runs"]) == 0
+    header, row = capsys.readouterr().out.splitlines()
+    last_step = row[header.index("LAST STEP"):header.index("STATUS")].strip()
+    status = row[header.index("STATUS"):header.index("WORKFLOW")].strip()
+    assert (last_step, status) == ("list", "waiting at approve")
+    assert main(["runs", "--json"]) == 0
+    (found,) = json.loads(capsys.readouterr().out)
+    assert (found["lastCompletedStep"], found["waitingGate"]) == ("list", "approve")
