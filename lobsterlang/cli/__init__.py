@@ -22,7 +22,7 @@ Usage:
   lobster run [--mode tool] FILE.lobster [--args-json J]  run a workflow file
   lobster resume --token T|--id ID --approve yes|no       continue after an approval (or --response-json, --cancel)
   lobster runs [--json]                                   list unfinished workflow runs (resume --run ID)
-  lobster worker [--backend URL]                          execute runs queued with run --backend URL --detach
+  lobster worker [--backend URL] [--quiet]                execute runs queued with run --backend URL --detach
   lobster cancel RUN_ID [--backend URL]                   abandon an unfinished run without running a step
   lobster schedule add NAME --cron EXPR FILE              run a workflow on a schedule (list, pause, run-now, export…)
   lobster tool [--workspace DIR]                          answer one embedded tool request (JSON on stdin)
