@@ -314,3 +314,13 @@ def test_runs_shows_the_gate_as_the_status_not_as_the_last_step(work: Path, caps
     assert main(["runs", "--json"]) == 0
     (found,) = json.loads(capsys.readouterr().out)
     assert (found["lastCompletedStep"], found["waitingGate"]) == ("list", "approve")
+
+
+def test_a_missing_file_is_not_matched_on_its_extension_alone(work: Path, capsys: Capture) -> None:
+    (work / "esc.lobster").write_text(HELLO.read_text())
+    (work / "typo.yaml").write_text(HELLO.read_text())
+    (work / "typo.lobster").write_text(HELLO.read_text())
+    assert main(["run", "nosuch.lobster"]) == 2
+    assert capsys.readouterr().err.endswith("Error: nosuch.lobster: no such file or directory\n")
+    assert main(["run", "typ.lobster"]) == 2
+    assert capsys.readouterr().err.endswith("Error: typ.lobster: no such file or directory. Did you mean 'typo.lobster'?\n")

@@ -44,8 +44,12 @@ def nearest_workflow_file(path: str) -> str | None:
             names = [e.name for e in itertools.islice(entries, _LISTED_AT_MOST) if e.name.lower().endswith(WORKFLOW_SUFFIXES)]
     except OSError:
         return None
-    close = closest_choice(name, names)
-    return None if close is None else os.path.join(folder, close)
+    by_stem: dict[str, str] = {}  # each name by its stem (a `.lobster` file first, when stems are alike)
+    for candidate in sorted(names, key=lambda n: (not n.endswith(".lobster"), n)):
+        by_stem.setdefault(os.path.splitext(candidate)[0], candidate)
+    stem = os.path.splitext(name)[0]
+    close = stem if stem in by_stem else closest_choice(stem, list(by_stem))
+    return None if close is None else os.path.join(folder, by_stem[close])
 
 
 def looks_like_a_file(word: str) -> bool:
