@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
 import pytest
-from run_cases import all_cases, comparable, write_files
+from run_cases import all_cases, comparable, reference_lines, write_files
 
 from lobsterlang.cli import main
 from lobsterlang.commands.specs import COMMANDS
@@ -40,22 +39,13 @@ def _param(case: dict[str, Any]) -> Any:
 def test_run_case_matches_reference(case: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = _run(case, tmp_path, monkeypatch, capsys)
     expect = case.get("ours", case["expect"])  # `ours` (with a `divergence` reason) where lobsterlang differs on purpose
-    err = _reference_lines(err)
+    err = reference_lines(err)
     assert (code, comparable(out)) == (expect["exit"], comparable(expect["stdout"])), err
     prefix = case.get("loose", {}).get("stderr_startswith")
     if prefix is None:
         assert err == expect["stderr"]
     else:
         assert err.startswith(prefix) and expect["stderr"].startswith(prefix)
-
-
-_STAGE_NOTE = re.compile(r"^  in stage \d+ \([^)\n]*\)(?:; did you mean `[^`\n]+`\?)?\n", re.MULTILINE)
-
-
-def _reference_lines(err: str) -> str:
-    """`err` without the line lobsterlang adds under a human-mode error, `  in stage 2 (pikc)` (issue 36 item 4):
-    the reference's own text stays pinned as recorded (tests/test_newcomer.py pins the stage lines)."""
-    return _STAGE_NOTE.sub("", err)
 
 
 def test_every_implemented_command_has_cases() -> None:
