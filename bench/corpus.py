@@ -55,7 +55,12 @@ class _Workflow:
         if self.gates and r.random() < 0.5:
             gate = r.choice(self.gates[-4:])
             return r.choice((f"{compare} && !${gate}.approved", f"${gate}.approved", f"!${gate}.approved"))
-        return r.choice((compare, f"${self.recent()}.exitCode == 0 || {compare}", f'${self.recent()}.json.status == "ok"'))
+        return r.choice((compare, f"{self.exit_code(self.recent())} == 0 || {compare}", f'${self.recent()}.json.status == "ok"'))
+
+    def exit_code(self, step_id: str) -> str:
+        """`$step.exitCode` (empty at run time), or `$gate.json.exitCode` for an approval step, whose result has no
+        `exitCode` field at all (a compile error, S121)."""
+        return f"${step_id}.json.exitCode" if step_id in self.gates else f"${step_id}.exitCode"
 
     def step(self, index: int) -> None:
         r, out = self.rng, self.lines

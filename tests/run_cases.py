@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +11,7 @@ from helpers import CASES
 
 RUN_CASES = CASES / "run"
 PLACEHOLDERS = {"resumeToken": "<token>", "approvalId": "<id>"}
+_STAGE_NOTE = re.compile(r"^  in stage \d+ \([^)\n]*\)(?:; did you mean `[^`\n]+`\?)?\n", re.MULTILINE)
 
 
 def all_cases() -> list[dict[str, Any]]:
@@ -43,3 +45,9 @@ def write_files(folder: Path, files: dict[str, str], executables: list[str]) -> 
         (folder / name).write_text(text, encoding="utf-8")
     for name in executables:
         (folder / name).chmod(0o755)
+
+
+def reference_lines(err: str) -> str:
+    """`err` without the line lobsterlang adds under a human-mode pipeline error, `  in stage 2 (pikc)` (issue 36
+    item 4): the reference's own text stays pinned as recorded (tests/test_newcomer.py pins the stage lines)."""
+    return _STAGE_NOTE.sub("", err)

@@ -30,7 +30,7 @@ def terminal(answer: str) -> dict[str, Any]:
 def test_approve_on_a_terminal_passes_items_through() -> None:
     ctx = terminal("YES")
     assert run("approve --prompt 'Go?' | pick a", [{"a": 1, "b": 2}], **ctx) == [{"a": 1}]
-    assert ctx["prompt_out"].getvalue() == "Go? [y/N] "
+    assert ctx["prompt_out"].getvalue() == '[\n  {\n    "a": 1,\n    "b": 2\n  }\n]\nGo? [y/N] '  # what is approved, then the question
 
 
 def test_approve_on_a_terminal_refused() -> None:
@@ -110,7 +110,7 @@ def test_openclaw_invoke_errors(gateway: str) -> None:
 
 def test_bare_pipeline_dispatch(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["nonsense"]) == 1
-    assert capsys.readouterr().err == "Error: Unknown command: nonsense\n"
+    assert capsys.readouterr().err == "Error: Unknown command: nonsense\n  in stage 1 (nonsense)\n"
     assert main(["exec", "echo", "a b"]) == 0
     assert json.loads(capsys.readouterr().out) == ["a b"]
     assert main(["--mode", "tool", "exec echo hi"]) == 0

@@ -38,7 +38,7 @@ def test_the_plan_is_written_in_pieces_that_make_its_text() -> None:
     write_plan(_frame(steps), 0, False, out)
     assert len(writes) == -(-len(lines) // WRITE_LINES)
     assert "".join(writes) == "\n".join(lines) + "\n" == describe_plan(_frame(steps), 0)
-    assert "".join(writes).startswith(f"[DRY RUN] Would execute {WRITE_LINES} steps:\n\n  1. s0  [shell]\n")
+    assert "".join(writes).startswith(f"[DRY RUN] Would execute {WRITE_LINES} steps:\n  args: n=\"y\" (given)\n\n  1. s0  [shell]\n")
 
 
 def test_a_failing_plan_writes_nothing() -> None:

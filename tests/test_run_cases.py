@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from run_cases import all_cases, comparable, write_files
+from run_cases import all_cases, comparable, reference_lines, write_files
 
 from lobsterlang.cli import main
 from lobsterlang.commands.specs import COMMANDS
@@ -39,6 +39,7 @@ def _param(case: dict[str, Any]) -> Any:
 def test_run_case_matches_reference(case: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = _run(case, tmp_path, monkeypatch, capsys)
     expect = case.get("ours", case["expect"])  # `ours` (with a `divergence` reason) where lobsterlang differs on purpose
+    err = reference_lines(err)
     assert (code, comparable(out)) == (expect["exit"], comparable(expect["stdout"])), err
     prefix = case.get("loose", {}).get("stderr_startswith")
     if prefix is None:

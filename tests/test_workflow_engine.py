@@ -177,7 +177,7 @@ def test_runs_lists_a_run_waiting_at_a_gate(tmp_path: Path, state: Path, capsys:
     _run(["run", "--mode", "tool", "--file", str(path)], capsys)
     assert main(["runs", "--json"]) == 0
     (row,) = json.loads(capsys.readouterr().out)
-    assert row["workflow"] == str(path) and row["waitingGate"] == "gate" and row["lastCompletedStep"] == "gate"
+    assert row["workflow"] == str(path) and row["waitingGate"] == "gate" and row["lastCompletedStep"] == "a"
     code, done = _run(["resume", "--run", row["id"], "--approve", "yes"], capsys)
     assert code == 0 and done["status"] == "ok"
     assert main(["runs"]) == 0 and capsys.readouterr().out == "No unfinished runs.\n"

@@ -16,13 +16,13 @@ Usage:
   lobster graph FILE [--format mermaid|dot|ascii]         draw a workflow's steps and data flow
   lobster schema                                          print the workflow-file JSON Schema
   lobster lint [PATHS...] [--fix|--diff] [--format F]     find bugs and dangers (F: text|json|sarif|github)
-  lobster explain CODE                                    print the docs of a lint rule (e.g. L301)
+  lobster explain CODE|NAME                               print the docs of a lint rule (L301, raw-arg-in-shell)
   lobster fmt [PATHS...] [--check|--diff] [--to yaml]    format workflow files in place (`-`: stdin; --from-ir IR)
   lobster run [--mode human|tool] [--dry-run] '<pipeline>'  run a pipeline (also: lobster '<pipeline>')
   lobster run [--mode tool] FILE.lobster [--args-json J]  run a workflow file
   lobster resume --token T|--id ID --approve yes|no       continue after an approval (or --response-json, --cancel)
   lobster runs [--json]                                   list unfinished workflow runs (resume --run ID)
-  lobster worker [--backend URL]                          execute runs queued with run --backend URL --detach
+  lobster worker [--backend URL] [--quiet]                execute runs queued with run --backend URL --detach
   lobster cancel RUN_ID [--backend URL]                   abandon an unfinished run without running a step
   lobster schedule add NAME --cron EXPR FILE              run a workflow on a schedule (list, pause, run-now, export…)
   lobster tool [--workspace DIR]                          answer one embedded tool request (JSON on stdin)

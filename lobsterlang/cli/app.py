@@ -68,6 +68,12 @@ def _print_completion(ctx: click.Context, param: click.Parameter, shell: str | N
     print_completion_script(ctx, param, shell)
 
 
+def _complete_help_topic(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
+    from lobsterlang.cli.completion import complete_help_topic
+
+    return complete_help_topic(ctx, param, incomplete)
+
+
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--completion", type=click.Choice(["bash", "zsh", "fish"]), expose_value=False, is_eager=True,
               callback=_print_completion, help="Print the shell completion script for SHELL and exit.")
@@ -76,7 +82,7 @@ def cli() -> None:
 
 
 @cli.command("help")
-@click.argument("command", required=False)
+@click.argument("command", required=False, shell_complete=_complete_help_topic)
 @click.pass_context
 def help_command(ctx: click.Context, command: str | None) -> None:
     """Show help for COMMAND (or for lobster)."""
@@ -90,8 +96,7 @@ def help_command(ctx: click.Context, command: str | None) -> None:
         from lobsterlang.commands.specs import COMMANDS
 
         known = [*group.list_commands(ctx), *(spec.name for spec in COMMANDS)]
-        click.echo(f"Unknown command: {command}.{did_you_mean(str(command), known)}", err=True)
-        ctx.exit(2)
+        raise click.UsageError(f"Unknown command: {command}.{did_you_mean(str(command), known)}", ctx)
     assert target is not None
     with click.Context(target, info_name=command or "lobster", parent=ctx.parent) as sub:
         click.echo(target.get_help(sub))

@@ -13,9 +13,7 @@ from click.shell_completion import CompletionItem, get_completion_class
 
 COMPLETE_VAR = "_LOBSTER_COMPLETE"
 SHELLS = ("bash", "zsh", "fish")
-RUN_OPTIONS = ("--mode", "--dry-run", "--file", "--args-json", "--raw-args", "--help", "--")
-RESUME_OPTIONS = ("--token", "--id", "--approve", "--response-json", "--cancel", "--run", "--retry-step", "--skip-step", "--mode", "--help")
-_VALUES = {"--mode": ("human", "tool"), "--approve": ("yes", "no")}
+_VALUES = {"--mode": ("human", "tool"), "--approve": ("yes", "no"), "--decision": ("yes", "no"), "--overlap": ("skip", "queue")}
 _FILE_VALUED = ("--file",)
 
 
@@ -63,13 +61,41 @@ def _after_option(ctx: click.Context, param: click.Parameter, incomplete: str) -
     return None
 
 
+def run_options() -> tuple[str, ...]:
+    """Every option `lobster run` reads (its parser's own list)."""
+    from lobsterlang.cli.run_cmd import RUN_OPTIONS
+
+    return RUN_OPTIONS
+
+
+def resume_options() -> tuple[str, ...]:
+    """Every option `lobster resume` reads (its parser's own list), and `--help`."""
+    from lobsterlang.cli.resume_cmd import RESUME_OPTIONS
+
+    return (*RESUME_OPTIONS, "--help")
+
+
+def complete_graph_format(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
+    """`lobster graph --format <TAB>`: the formats the renderer knows."""
+    from lobsterlang.graph import FORMATS
+
+    return [CompletionItem(name) for name in FORMATS if name.startswith(incomplete)]
+
+
+def complete_help_topic(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
+    """`lobster help <TAB>`: the subcommands and the pipeline commands, as `help` takes both."""
+    group = ctx.parent.command if ctx.parent else None
+    names = group.list_commands(ctx) if isinstance(group, click.Group) else []
+    return [*(CompletionItem(name) for name in names if name.startswith(incomplete)), *pipeline_command_items(incomplete)]
+
+
 def complete_run_words(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
     """`lobster run …`: run options, option values, workflow files and pipeline command names."""
     values = _after_option(ctx, param, incomplete)
     if values is not None:
         return values
     if incomplete.startswith("-"):
-        return _option_items(RUN_OPTIONS, incomplete)
+        return _option_items(run_options(), incomplete)
     return [*complete_paths(ctx, param, incomplete), *pipeline_command_items(incomplete)]
 
 
@@ -78,7 +104,7 @@ def complete_resume_words(ctx: click.Context, param: click.Parameter, incomplete
     values = _after_option(ctx, param, incomplete)
     if values is not None:
         return values
-    return _option_items(RESUME_OPTIONS, incomplete)
+    return _option_items(resume_options(), incomplete)
 
 
 def complete_first_word(group: click.Group, ctx: click.Context, incomplete: str) -> list[CompletionItem]:

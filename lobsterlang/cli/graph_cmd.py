@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
-from lobsterlang.cli.completion import complete_paths
+from lobsterlang.cli.completion import complete_graph_format, complete_paths
 from lobsterlang.cli.options import MAX_INPUT_BYTES_OPTION
-from lobsterlang.cli.usage import workflow_path_problem
+from lobsterlang.cli.usage import did_you_mean, workflow_path_problem
 from lobsterlang.graph import FORMATS, render_graph
 from lobsterlang.interpret.workflow.errors import WorkflowError
 from lobsterlang.interpret.workflow.loader import load_workflow
@@ -18,7 +18,7 @@ from lobsterlang.interpret.workflow.loader import load_workflow
 @click.command("graph")
 @click.argument("path", required=False, metavar="FILE", shell_complete=complete_paths)
 @click.option("--file", "file", metavar="FILE", shell_complete=complete_paths, help="The workflow file (or give it as FILE).")
-@click.option("--format", "fmt", default="mermaid", metavar="mermaid|dot|ascii", help="Output format.  [default: mermaid]")
+@click.option("--format", "fmt", default="mermaid", metavar="mermaid|dot|ascii", shell_complete=complete_graph_format, help="Output format.  [default: mermaid]")
 @click.option("--args-json", "args_json", metavar="JSON", help="Arg values (a JSON object) used in the labels.")
 @MAX_INPUT_BYTES_OPTION
 @click.pass_context
@@ -33,13 +33,14 @@ def graph_command(ctx: click.Context, path: str | None, file: str | None, fmt: s
     if not target:
         _usage(ctx, "graph requires a workflow file path (use --file <path>)")
     if fmt not in FORMATS:
-        _usage(ctx, "graph --format must be one of: mermaid, dot, ascii")
+        suggestion = did_you_mean(fmt, FORMATS)
+        _usage(ctx, "graph --format must be one of: mermaid, dot, ascii" + (f".{suggestion}" if suggestion else ""))
     given = _args(ctx, args_json)
-    problem = workflow_path_problem(target)  # type: ignore[arg-type]
+    problem = workflow_path_problem(target)
     if problem is not None:
         raise click.UsageError(problem, ctx)
     try:
-        workflow, _ = load_workflow(target)  # type: ignore[arg-type]
+        workflow, _ = load_workflow(target)
     except WorkflowError as exc:
         click.echo(f"Error: {exc}", err=True)
         ctx.exit(1)
@@ -55,9 +56,9 @@ def _args(ctx: click.Context, text: str | None) -> dict[str, Any] | None:
         _usage(ctx, "graph --args-json must be valid JSON")
     if not isinstance(value, dict):
         _usage(ctx, "graph --args-json must be a JSON object")
-    return value  # type: ignore[no-any-return]
+    return value
 
 
-def _usage(ctx: click.Context, message: str) -> None:
-    click.echo(message, err=True)
-    ctx.exit(2)
+def _usage(ctx: click.Context, message: str) -> NoReturn:
+    """A usage error in the reference's words, printed as every usage error is (`Error: …`, exit 2)."""
+    raise click.UsageError(message, ctx)

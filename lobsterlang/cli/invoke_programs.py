@@ -56,7 +56,7 @@ def run_program(name: str, argv: list[str], out: TextIO, err: TextIO) -> int:
         with cancel_on_signals(ctx.cancel):
             result = run_pipeline(compile_text(" ".join([name, *map(quoted, argv)])), [], ctx)
     except LobsterRunError as exc:
-        return report_error(exc, "human", out, err)
+        return report_error(exc, "human", out, err, stage_notes=False)  # a program, not a pipeline: no stage to name
     except (OSError, RecursionError) as exc:
         return report_error(as_run_error(exc), "human", out, err)
     out.write(stringify(result.items, 2) + "\n")

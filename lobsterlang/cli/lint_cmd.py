@@ -199,7 +199,7 @@ def lint_command(
     try:
         code = _run(sources, config, fmt, options, use_color(color), streamed, None if no_cache else cache_dir())
     except Exception as exc:  # an internal error must not look like "findings"
-        click.echo(f"lobster lint: internal error: {type(exc).__name__}: {exc}", err=True)
+        click.echo(f"Error: lobster lint: internal error: {type(exc).__name__}: {exc}", err=True)
         ctx.exit(2)
     ctx.exit(code)
 

@@ -20,6 +20,8 @@ _VALUE_FLAGS = {
 _MODES = ("tool", "human")
 _SWITCHES = {"--retry-step": "retry_step", "--skip-step": "skip_step", "--accept-unsigned-state": "accept_unsigned",
              "--detach": "detach"}
+RESUME_OPTIONS = (*_VALUE_FLAGS, *_SWITCHES, "--cancel")
+"""Every option `resume` reads (usage errors suggest from it; shell completion offers it)."""
 
 
 class ResumeArgs:
@@ -87,7 +89,7 @@ def _check_unknown(parsed: ResumeArgs) -> None:
 
     if parsed.unknown is not None:
         name = parsed.unknown.partition("=")[0]
-        raise UsageError(f"No such option '{name}'.{did_you_mean(name, (*_VALUE_FLAGS, *_SWITCHES, '--cancel'))}")
+        raise UsageError(f"No such option '{name}'.{did_you_mean(name, RESUME_OPTIONS)}")
     if parsed.mode is not None and parsed.mode not in _MODES:
         raise UsageError(f"--mode must be tool or human, not {parsed.mode!r}.{did_you_mean(parsed.mode, _MODES)}")
     if parsed.detach and not parsed.env().get("LOBSTER_BACKEND", "").startswith(("postgresql://", "postgres://")):

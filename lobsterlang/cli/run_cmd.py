@@ -9,14 +9,14 @@ from __future__ import annotations
 import os
 import sys
 
-from lobsterlang.cli.usage import USAGE_EXIT, did_you_mean, print_usage_error, workflow_path_problem
-from lobsterlang.compile import WORKFLOW_SUFFIXES
+from lobsterlang.cli.usage import USAGE_EXIT, did_you_mean, looks_like_a_file, print_usage_error, workflow_path_problem
 from lobsterlang.syntax.source import limit_message, over_limit, read_source_stream
 
-RUN_USAGE = "[--mode human|tool] [--dry-run] [--raw-args] [--approval-ttl D] [--backend URL [--detach]] [--schedule NAME [--overlap skip|queue]] [--args-json JSON] ('<pipeline>' | FILE | --file FILE | -)"
+RUN_USAGE = "[--mode human|tool] [--dry-run] [--raw-args] [--strict-args] [--approval-ttl D] [--backend URL [--detach]] [--schedule NAME [--overlap skip|queue]] [--args-json JSON] ('<pipeline>' | FILE | --file FILE | -)"
 _VALUED = ("mode", "file", "args-json", "approval-ttl", "max-output-bytes", "backend", "schedule", "overlap")
-_OPTIONS = ("--mode", "--file", "--args-json", "--approval-ttl", "--max-output-bytes", "--backend", "--schedule", "--overlap",
-            "--dry-run", "--raw-args", "--detach", "--help", "-h", "--")
+RUN_OPTIONS = ("--mode", "--file", "--args-json", "--approval-ttl", "--max-output-bytes", "--backend", "--schedule", "--overlap",
+               "--dry-run", "--raw-args", "--strict-args", "--detach", "--help", "-h", "--")
+"""Every option `run` reads (usage errors suggest from it; shell completion offers it)."""
 _MODES = ("human", "tool")
 _OVERLAPS = ("skip", "queue")
 
@@ -34,6 +34,7 @@ class RunArgs:
         self.args_json: str | None = None
         self.dry_run = False
         self.raw_args = False
+        self.strict_args = False
         self.approval_ttl: str | None = None
         self.help = False
         self.max_output_bytes: str | None = None
@@ -61,7 +62,12 @@ class RunArgs:
 
 
 def _looks_like_file(word: str) -> bool:
-    return word.lower().endswith(WORKFLOW_SUFFIXES) and not any(c in word for c in "| \t\n'\"")
+    """A word meant as a workflow file (`flows/x.lobster`, a mistyped `cleanup.lobstr`), not a pipeline command."""
+    if not looks_like_a_file(word):
+        return False
+    from lobsterlang.interpret.pipeline.registry import IMPLEMENTATIONS
+
+    return word not in IMPLEMENTATIONS
 
 
 def _names_directory(word: str) -> bool:
@@ -104,7 +110,7 @@ def _take(argv: list[str], index: int, parsed: RunArgs) -> int:
     elif word in _TRAILING_FLAGS and not parsed.words:
         setattr(parsed, word[2:].replace("-", "_"), True)
     elif word.startswith("-") and word != "-" and not parsed.words:
-        raise RunUsageError(f"No such option '{word}'.{did_you_mean(word.split('=', 1)[0], _OPTIONS)}")
+        raise RunUsageError(f"No such option '{word}'.{did_you_mean(word.split('=', 1)[0], RUN_OPTIONS)}")
     else:
         parsed.words.append(word)
     return index + 1
@@ -133,7 +139,7 @@ def _set(parsed: RunArgs, name: str, value: str) -> None:
         parsed.args_json = value
 
 
-_TRAILING_FLAGS = ("--raw-args", "--detach")
+_TRAILING_FLAGS = ("--raw-args", "--strict-args", "--detach")
 
 
 def _trailing_flags(parsed: RunArgs) -> None:
@@ -179,6 +185,8 @@ def run_main(argv: list[str], *, whole_process: bool = False) -> int:
 def _run_parsed(parsed: RunArgs, whole_process: bool) -> int:
     if parsed.backend:
         os.environ["LOBSTER_BACKEND"] = parsed.backend
+    if parsed.strict_args:
+        os.environ["LOBSTER_STRICT_ARGS"] = "1"  # read where the workflow's args are resolved (workflow/context.py)
     path = parsed.workflow_file()
     if parsed.detach and not parsed.dry_run:  # a dry run only prints the plan, detached or not
         from lobsterlang.interpret.backend.detach import detach_file

@@ -25,7 +25,7 @@ def run_row(log: RunLog, holder: Holder | None = None) -> dict[str, Any]:
         "pid": holder.pid or None if holder else None,
         "host": holder.host if holder else None,
         "workflow": log.start.get("filePath"),
-        "lastCompletedStep": log.last_done,
+        "lastCompletedStep": last_completed_step(log),
         "waitingGate": halted.get("step"),
         "expiresAt": halted.get("expiresAt"),
         "expired": is_expired(halted.get("expiresAt")),
@@ -35,6 +35,19 @@ def run_row(log: RunLog, holder: Holder | None = None) -> dict[str, Any]:
         "startedAt": log.start.get("startedAt"),
         "schedule": log.start.get("schedule"),
     }
+
+
+def last_completed_step(log: RunLog) -> str | None:
+    """The last step that finished. A run halted at a gate has journaled the gate step's own record (what it
+    shows), but the gate waits for its answer: the last completed step is the one before it (the STATUS column
+    names the gate)."""
+    halted = log.halted or {}
+    if halted.get("step") is None or halted.get("step") != log.last_done:
+        return log.last_done
+    steps = (log.start.get("ir") or {}).get("steps") or []
+    index = halted.get("index") if isinstance(halted.get("index"), int) else len(steps)
+    earlier = [step.get("id") for step in steps[:index] if isinstance(step, dict)]
+    return next((step_id for step_id in reversed(earlier) if step_id in log.results), None)
 
 
 def _not_retried(log: RunLog) -> dict[str, Any] | None:

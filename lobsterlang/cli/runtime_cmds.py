@@ -35,6 +35,8 @@ def run_command(argv: tuple[str, ...]) -> int:
       --dry-run            print the plan on stderr and run nothing
       --raw-args           substitute `${arg}` as raw text, as the reference does (unsafe;
                            before the pipeline, or after FILE)
+      --strict-args        refuse --args-json keys the workflow does not declare (by
+                           default a warning; also LOBSTER_STRICT_ARGS=1)
       --approval-ttl D     how long gates stay approvable (e.g. 1h, 7d; default
                            LOBSTER_APPROVAL_TTL or 7 days; a step's expires_in wins)
       --backend URL        keep runs and gates in this database (postgresql://…;

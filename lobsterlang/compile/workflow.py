@@ -7,6 +7,7 @@ import yaml
 from lobsterlang import ir
 from lobsterlang.compile import fields
 from lobsterlang.compile.context import Context, Entry, is_map, is_seq, value_of
+from lobsterlang.compile.gatefields import check_gate_fields
 from lobsterlang.compile.recovery import js_number
 from lobsterlang.compile.steps import compile_steps
 from lobsterlang.syntax.comments import find_comments
@@ -31,6 +32,7 @@ def compile_document(ctx: Context, root: yaml.Node | None) -> ir.Workflow | None
     # Before the steps: compiling them may release their nodes (Context.releases_steps).
     comments = find_comments(root, ctx.text, ctx.index) if not ctx.is_json else ()
     steps = compile_steps(ctx, steps_node.value) if has_steps else ()
+    check_gate_fields(ctx, steps)
     ctx.unknown_keys(entries, TOP_KEYS, "the workflow")
     args = _args(ctx, entries.get("args"))
     env = fields.env(ctx, entries.get("env"), "workflow")

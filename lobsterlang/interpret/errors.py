@@ -4,9 +4,11 @@ from __future__ import annotations
 
 
 class LobsterRunError(Exception):
-    """A problem reported to the user as an envelope error (exit 1 for runtime, 2 for parse)."""
+    """A problem reported to the user as an envelope error (exit 1 for runtime, 2 for parse). `stage_note` says
+    where in a pipeline it happened (`in stage 3 (pikc)`); human mode prints it under the message."""
 
     error_type = "runtime_error"
+    stage_note: str | None = None
 
     @property
     def message(self) -> str:

@@ -127,6 +127,8 @@ def _integer_digits(node: yaml.ScalarNode) -> int:
 
 
 def _syntax_error(exc: yaml.MarkedYAMLError, text: str, index: LineIndex) -> Diagnostic:
+    if _unclosed_quote(exc):
+        return _unclosed_quote_error(exc, text, index)
     mark = exc.problem_mark or exc.context_mark
     offset = min(mark.index, len(text)) if mark is not None else 0
     problem = exc.problem or "invalid YAML"
@@ -135,6 +137,22 @@ def _syntax_error(exc: yaml.MarkedYAMLError, text: str, index: LineIndex) -> Dia
     context = f" ({exc.context})" if exc.context and exc.context not in problem else ""
     span = index.span(offset, offset + 1)
     return Diagnostic("E003", Severity.ERROR, f"YAML syntax error: {problem}{context}", span, hint=_hint(problem, text, offset))
+
+
+def _unclosed_quote(exc: yaml.MarkedYAMLError) -> bool:
+    """A quoted scalar that runs to the end of the file: pyyaml marks the end, the quote is where it opened."""
+    return exc.context == "while scanning a quoted scalar" and exc.context_mark is not None and "end of stream" in str(exc.problem)
+
+
+def _unclosed_quote_error(exc: yaml.MarkedYAMLError, text: str, index: LineIndex) -> Diagnostic:
+    assert exc.context_mark is not None
+    offset = min(exc.context_mark.index, len(text))
+    quote = text[offset:offset + 1] or '"'
+    end = text.find("\n", offset)
+    span = index.span(offset, len(text) if end < 0 else end)
+    hint = f"close the quote with {quote} on this line (for text over several lines, use a `|` block)"
+    return Diagnostic("E003", Severity.ERROR, f"YAML syntax error: unclosed quote: this {quote} is never closed",
+                      span, hint=hint)
 
 
 def _hint(problem: str, text: str, offset: int) -> str | None:

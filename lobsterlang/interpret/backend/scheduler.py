@@ -24,12 +24,12 @@ import json
 import os
 import socket
 import threading
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, TextIO
+from typing import Any
 
+from lobsterlang.interpret.backend.workerlog import WorkerLog
 from lobsterlang.interpret.schedule import postgres as tables
 from lobsterlang.interpret.schedule.model import Schedule
 from lobsterlang.interpret.schedule.timing import Due, due_ticks, newest_tick, next_tick
@@ -60,7 +60,7 @@ class Claimed:
 class Scheduler:
     """Fires the due ticks of one database's schedules, by the database's clock; says what it did on `log`."""
 
-    def __init__(self, url: str, queue: Mapping[str, str], log: TextIO | None) -> None:
+    def __init__(self, url: str, queue: Mapping[str, str], log: WorkerLog | None) -> None:
         import sqlalchemy as sa
         from dbos import DBOSClient
 
@@ -180,8 +180,7 @@ class Scheduler:
 
     def say(self, text: str) -> None:
         if self.log is not None:
-            self.log.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} lobster worker: {text}\n")
-            self.log.flush()
+            self.log.say(text)
 
 
 def start_scheduled_run(conn: Any, client: Any, queue: Mapping[str, str], schedule: Schedule, ir_text: str,
@@ -228,7 +227,7 @@ class _Driver:
         return self._conn.exec_driver_sql(sql, params)
 
 
-def start_scheduler(url: str, queue: Mapping[str, str], stop: threading.Event, log: TextIO | None) -> threading.Thread:
+def start_scheduler(url: str, queue: Mapping[str, str], stop: threading.Event, log: WorkerLog | None) -> threading.Thread:
     """A thread that fires this database's schedules until `stop` (the schedule tables are created first); `queue`
     names the DBOS queue, workflow, application and version a run is queued with (the worker's)."""
     from lobsterlang.interpret.backend.postgres import connect

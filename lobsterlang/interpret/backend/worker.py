@@ -16,12 +16,13 @@ import signal
 import socket
 import sys
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from lobsterlang import __version__
 from lobsterlang.interpret.backend.postgres import STARTUP_LOCK, PgStore, connect
 from lobsterlang.interpret.backend.redact import redacted, scrubbed
+from lobsterlang.interpret.backend.workerlog import WorkerLog
 from lobsterlang.interpret.errors import UsageError
 from lobsterlang.interpret.state import BACKEND_ENV
 from lobsterlang.interpret.workflow.journal import event_line
@@ -32,6 +33,8 @@ APP = "lobster"
 HEARTBEAT_S = 1.0
 LEASE_S = 5.0
 POLL_S = 0.2
+CONCURRENCY = 1
+"""Runs one worker executes at a time (start more workers for more)."""
 
 
 def queue_target() -> dict[str, str]:
@@ -108,21 +111,36 @@ def continue_run(url: str, run_id: str, cwd: str) -> dict[str, Any]:
     return dict(envelope)
 
 
-def _register(url: str) -> None:
+def logged_run(log: WorkerLog, run_id: str, cwd: str, run: Callable[[str, str], dict[str, Any]]) -> dict[str, Any]:
+    """`run(run_id, cwd)`, with a line in the worker's log when it is taken and when it ends (or fails)."""
+    log.took(run_id, cwd)
+    try:
+        envelope = run(run_id, cwd)
+    except Exception as exc:
+        log.say(f"run {run_id}: failed: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")
+        raise
+    log.finished(run_id, envelope)
+    return envelope
+
+
+def _register(url: str, log: WorkerLog) -> None:
     from dbos import DBOS
 
     @DBOS.step(name="lobster_continue", retries_allowed=False)
     def lobster_continue(run_id: str, cwd: str) -> dict[str, Any]:
-        return continue_run(url, run_id, cwd)
+        return logged_run(log, run_id, cwd, lambda r, c: continue_run(url, r, c))
 
     @DBOS.workflow(name=WORKFLOW)
     def lobster_run(run_id: str, cwd: str) -> dict[str, Any]:
         return lobster_continue(run_id, cwd)
 
 
-def serve(url: str, stop: threading.Event | None = None, grace_s: int = 30) -> None:
-    """Execute queued runs until SIGTERM/SIGINT (or `stop`); in-flight runs get `grace_s` to finish."""
+def serve(url: str, stop: threading.Event | None = None, grace_s: int = 30, log: WorkerLog | None = None) -> None:
+    """Execute queued runs until SIGTERM/SIGINT (or `stop`); in-flight runs get `grace_s` to finish. `log` says
+    what the worker does (default: on stderr)."""
     from dbos import DBOS
+
+    log = log or WorkerLog(sys.stderr)
 
     conn = connect(url)  # a bad URL is a usage error before DBOS starts; the schema (workers table too) is in place
     stop = stop or _stop_on_signals()
@@ -131,14 +149,15 @@ def serve(url: str, stop: threading.Event | None = None, grace_s: int = 30) -> N
         conn.close()
         return  # stopped while another worker was starting
     try:  # DBOS creates its tables on a fresh database: one worker at a time
-        _register(url)
+        _register(url, log)
         DBOS(config={"name": APP, "system_database_url": url, "executor_id": executor_id,
                      "application_version": __version__, "log_level": os.environ.get("LOBSTER_WORKER_LOG", "WARNING")})
         DBOS.launch()
-        DBOS.register_queue(QUEUE, worker_concurrency=1, polling_interval_sec=POLL_S)
+        DBOS.register_queue(QUEUE, worker_concurrency=CONCURRENCY, polling_interval_sec=POLL_S)
         from lobsterlang.interpret.backend.scheduler import start_scheduler
 
-        scheduler = start_scheduler(url, queue_target(), stop, sys.stderr)  # fires the schedules (docs/schedules.md)
+        scheduler = start_scheduler(url, queue_target(), stop, log)  # fires the schedules (docs/schedules.md)
+        log.started(redacted(url), QUEUE, CONCURRENCY, executor_id)
     finally:
         conn.execute("SELECT pg_advisory_unlock(%s)", (STARTUP_LOCK,))
     try:
@@ -148,6 +167,7 @@ def serve(url: str, stop: threading.Event | None = None, grace_s: int = 30) -> N
             for dead in _take_dead_workers(conn, executor_id):
                 _requeue_runs_of(dead)
     finally:
+        log.say(f"stopping: running runs have {grace_s} s to finish")
         conn.execute("DELETE FROM lobster.workers WHERE executor_id = %s", (executor_id,))
         conn.close()
         scheduler.join()

@@ -10,7 +10,14 @@ from typing import TextIO
 from lobsterlang.interpret.dispatchlink import dispatch_reporter
 from lobsterlang.interpret.envelope import Envelope, dump, error_envelope
 from lobsterlang.interpret.errors import LobsterRunError
-from lobsterlang.interpret.pipeline.runtime import Mode, PipelineResult, RunContext, describe_plan, lookup, run_pipeline
+from lobsterlang.interpret.pipeline.runtime import (
+    Mode,
+    PipelineResult,
+    RunContext,
+    check_stages,
+    describe_plan,
+    run_pipeline,
+)
 from lobsterlang.interpret.pipeline.session import compile_text
 from lobsterlang.interpret.signals import cancel_on_signals
 from lobsterlang.interpret.values import stringify
@@ -33,8 +40,7 @@ def run_pipeline_text(text: str, mode: str, *, dry_run: bool = False, out: TextI
         with cancel_on_signals(ctx.cancel):
             pipeline = compile_text(text)
             if dry_run:
-                for stage in pipeline.stages:
-                    lookup(stage.name.value)
+                check_stages(pipeline, [stage.name.value for stage in pipeline.stages])
                 err.write(describe_plan(pipeline))
                 return _print_ok(out, ctx, None)
             result = run_pipeline(pipeline, [], ctx)
@@ -77,11 +83,14 @@ def print_envelope(out: TextIO, envelope: Envelope) -> int:
     return 2 if envelope["error"]["type"] == "parse_error" else 1
 
 
-def report_error(exc: LobsterRunError, mode: str, out: TextIO, err: TextIO) -> int:
-    """Tool mode: an error envelope on stdout. Human mode: `Parse error: …` or `Error: …` on stderr."""
+def report_error(exc: LobsterRunError, mode: str, out: TextIO, err: TextIO, *, stage_notes: bool = True) -> int:
+    """Tool mode: an error envelope on stdout. Human mode: `Parse error: …` or `Error: …` on stderr, and its notes
+    (`stage_notes`: where in the pipeline it happened)."""
     if mode == "tool":
         print_envelope(out, error_envelope(exc.error_type, exc.message))
     else:
         label = "Parse error" if exc.error_type == "parse_error" else "Error"
         err.write(f"{label}: {visible(exc.message, lines=True)}\n")
+        if stage_notes and exc.stage_note is not None:  # where it happened (`in stage 3 (pikc)`), under the reference's line
+            err.write(f"  {visible(exc.stage_note)}\n")
     return exc.exit_code

@@ -18,9 +18,9 @@ from typing import Any, Literal, TextIO
 
 from lobsterlang import ir
 from lobsterlang.gcpause import collector_paused
-from lobsterlang.interpret.errors import CommandError
+from lobsterlang.interpret.errors import LobsterRunError
 from lobsterlang.interpret.llmspend import StepSpend
-from lobsterlang.interpret.pipeline import allowlist
+from lobsterlang.interpret.pipeline import allowlist, stages
 from lobsterlang.interpret.pipeline.args import ShellRenderer, StageArgs, WordRenderer, literal_word
 from lobsterlang.interpret.process import Cancellation
 from lobsterlang.interpret.state import StateStore
@@ -122,14 +122,23 @@ class PipelineResult(Record):
         return self.rendered_text is not None
 
 
-def lookup(name: str) -> Command:
-    """The implementation of a standard command, or `Unknown command: <name>`."""
-    from lobsterlang.interpret.pipeline.registry import implementation
+def lookup(name: str, number: int = 1) -> Command:
+    """The implementation of a standard command, or `Unknown command: <name>` (noted with stage `number`)."""
+    from lobsterlang.interpret.pipeline.registry import IMPLEMENTATIONS, implementation
 
     command = implementation(name)
     if command is None:
-        raise CommandError(f"Unknown command: {name}")
+        raise stages.unknown_command(name, number, list(IMPLEMENTATIONS))
     return command
+
+
+def check_stages(pipeline: ir.Pipeline, names: list[str], start_at: int = 0) -> list[Command]:
+    """The command of each stage from `start_at`, once every name is known and every flag is one its command
+    takes; else the first problem, noted with its stage (nothing has run yet)."""
+    commands = [lookup(name, start_at + offset + 1) for offset, name in enumerate(names)]
+    for offset, (stage, name) in enumerate(zip(pipeline.stages[start_at:], names, strict=False)):
+        stages.check_flags(stage, name, start_at + offset + 1)
+    return commands
 
 
 def run_pipeline(pipeline: ir.Pipeline, items: Iterable[Any], ctx: RunContext, *, start_at: int = 0) -> PipelineResult:
@@ -146,26 +155,46 @@ def run_pipeline(pipeline: ir.Pipeline, items: Iterable[Any], ctx: RunContext, *
 
 
 def _run_stages(pipeline: ir.Pipeline, items: Iterable[Any], ctx: RunContext, start_at: int) -> PipelineResult:
-    stages = pipeline.stages[start_at:]
-    names = [ctx.render_word(stage.name) for stage in stages]
-    commands = [lookup(name) for name in names]
+    names = [ctx.render_word(stage.name) for stage in pipeline.stages[start_at:]]
+    commands = check_stages(pipeline, names, start_at)
     allowlist.check(names, ctx.env)  # a tool request on a host that lists its commands
+    frames = stages.StageFrames()
+    try:
+        return _stream(pipeline, names, commands, items, ctx, start_at, frames)
+    except LobsterRunError as exc:
+        frames.locate(exc)
+        raise
+
+
+def _stream(pipeline: ir.Pipeline, names: list[str], commands: list[Command], items: Iterable[Any], ctx: RunContext,
+            start_at: int, frames: stages.StageFrames) -> PipelineResult:
+    """Chain the stages' streams and drain the last; `frames` learns which generator is which stage's."""
     stream: Iterator[Any] = iter(items)
     streams: list[Iterator[Any]] = []
     rendered = False
     try:
-        for offset, (stage, command) in enumerate(zip(stages, commands, strict=False)):
+        for offset, (stage, command) in enumerate(zip(pipeline.stages[start_at:], commands, strict=False)):
             ctx.cancel.check()
-            out = command(stream, StageArgs.from_stage(stage, ctx.render_word), ctx)
+            out = _start(command, stream, stage, ctx, start_at + offset + 1, names[offset])
             rendered = rendered or out.rendered
             stream = out.items if isinstance(out.items, Iterator) else iter(out.items)  # an iterator as it is: its `iter()` may be a faster one
             streams.append(stream)
+            frames.add(stream, start_at + offset + 1, names[offset])
             if out.halt:
                 return _halted(start_at + offset, _collect(stream, ctx.cancel), ctx, rendered)
         collected = _collect(stream, ctx.cancel)
         return PipelineResult("ok", collected, ctx.rendered.getvalue() if rendered else None)
     finally:
         _close_in_order(streams)
+
+
+def _start(command: Command, stream: Iterator[Any], stage: ir.Stage, ctx: RunContext, number: int, name: str) -> StageOutput:
+    """Call a stage's command; an error it raises before any item flows is noted with the stage."""
+    try:
+        return command(stream, StageArgs.from_stage(stage, ctx.render_word), ctx)
+    except LobsterRunError as exc:
+        stages.note_stage(exc, number, name)
+        raise
 
 
 def _close_in_order(streams: list[Iterator[Any]]) -> None:

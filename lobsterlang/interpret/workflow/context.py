@@ -107,6 +107,41 @@ def check_required_args(workflow: ir.Workflow, args: Mapping[str, Any]) -> None:
         raise WorkflowUsageError(f"missing required arg{'s' if len(missing) > 1 else ''}: {names} (give {'them' if len(missing) > 1 else 'it'} with --args-json '{{{example}}}')")
 
 
+STRICT_ARGS_ENV = "LOBSTER_STRICT_ARGS"
+"""Set to 1 (`lobster run --strict-args`): an arg the workflow does not declare is refused, not warned about."""
+
+
+def undeclared_args(workflow: ir.Workflow, given: Any) -> list[str]:
+    """Keys of the caller's `--args-json` object that the workflow's `args:` does not declare, each with
+    ` (did you mean `x`?)` when a declared arg is close."""
+    if not isinstance(given, dict):
+        return []
+    from lobsterlang.suggest import closest
+
+    declared = [a.name for a in workflow.args or ()]
+    found = []
+    for name in given:
+        if name not in declared:
+            close = closest(name, declared)
+            found.append(f"{name} (did you mean `{close}`?)" if close else name)
+    return found
+
+
+def check_undeclared_args(workflow: ir.Workflow, given: Any, env: Mapping[str, str], warn: TextIO) -> None:
+    """Warn on `warn` about args the workflow does not declare (a typo is silently an empty value); refuse them
+    (WorkflowUsageError) when LOBSTER_STRICT_ARGS=1."""
+    unknown = undeclared_args(workflow, given)
+    if not unknown:
+        return
+    declared = ", ".join(a.name for a in workflow.args or ()) or "none"
+    message = f"--args-json gives {'args' if len(unknown) > 1 else 'an arg'} the workflow does not declare: {', '.join(unknown)}; it declares: {declared}"
+    if env.get(STRICT_ARGS_ENV) == "1":
+        from lobsterlang.interpret.workflow.errors import WorkflowUsageError
+
+        raise WorkflowUsageError(message)
+    warn.write(f"[WARN] {message}\n")
+
+
 def _is_index(key: str) -> bool:
     return key.isascii() and key.isdigit() and (key == "0" or not key.startswith("0")) and int(key) < 2**32 - 1
 

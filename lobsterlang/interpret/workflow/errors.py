@@ -18,7 +18,12 @@ class WorkflowError(Exception):
 
 
 class WorkflowUsageError(WorkflowError):
-    """Bad arguments, identity or response problems (a `parse_error`, exit 2)."""
+    """Bad arguments, identity or response problems (a `parse_error`, exit 2). Human mode prints `Error: …`;
+    `bare`: the reference's own line, printed as a recorded case pins it (without the prefix)."""
+
+    def __init__(self, message: str, *, bare: bool = False) -> None:
+        super().__init__(message)
+        self.bare = bare
 
 
 class Unrecoverable(WorkflowError):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import sys
@@ -13,7 +14,13 @@ from lobsterlang.interpret.errors import Cancelled, LobsterRunError
 from lobsterlang.interpret.process import Cancellation
 from lobsterlang.interpret.values import stringify
 from lobsterlang.interpret.wiring import store_from_env
-from lobsterlang.interpret.workflow.context import Frame, Options, check_required_args, resolve_args
+from lobsterlang.interpret.workflow.context import (
+    Frame,
+    Options,
+    check_required_args,
+    check_undeclared_args,
+    resolve_args,
+)
 from lobsterlang.interpret.workflow.errors import WorkflowError, WorkflowUsageError
 from lobsterlang.interpret.workflow.loader import check_path, load_workflow
 from lobsterlang.terminal import visible
@@ -32,9 +39,10 @@ class Console:
         return self.mode == "tool"
 
     def error(self, kind: str, message: str, code: int, location: str | None = None) -> int:
-        """Print an error: `Error: <message>` and where it happened (human) or the error envelope (tool)."""
+        """Print an error: `Error: <message>` and where it happened (human) or the error envelope (tool). A
+        `usage_error` is a `parse_error` in the envelope; a `parse_error` prints bare, as the reference does."""
         if self.tool:
-            self.out.write(dump(error_envelope(kind, message)))
+            self.out.write(dump(error_envelope("parse_error" if kind == "usage_error" else kind, message)))
         else:
             shown = visible(message, lines=True)
             self.err.write(shown + "\n" if kind == "parse_error" else f"Error: {shown}\n")
@@ -49,7 +57,7 @@ class Console:
         if isinstance(exc, Cancelled):
             return self.error("runtime_error", exc.message, exc.exit_code)
         if isinstance(exc, WorkflowUsageError):
-            return self.error("parse_error", str(exc), 2, where)
+            return self.error("parse_error" if exc.bare else "usage_error", str(exc), 2, where)
         if isinstance(exc, WorkflowError):
             return self.error("runtime_error", str(exc), 1, where)
         return self.error(exc.error_type, exc.message, exc.exit_code, where)
@@ -59,13 +67,22 @@ class Console:
         if self.tool:
             self.out.write(dump(envelope))
         elif envelope["status"] == "ok":
-            if envelope["output"]:
-                self.out.write(stringify(envelope["output"], 2) + "\n")
+            self.out.write(human_output(envelope["output"]))
         else:
             shown = {k: envelope[k] for k in ("status", "output", "requiresApproval", "requiresInput")}
             self.out.write(stringify(shown, 2) + "\n")
         self.out.flush()
         return 0
+
+
+def human_output(output: list[Any]) -> str:
+    """What a person reads: text items (a shell step's stdout) as the text itself, one after the other, each
+    ending its line; anything else as indented JSON (the reference's human output); nothing for no output."""
+    if not output:
+        return ""
+    if all(isinstance(item, str) for item in output):
+        return "".join(visible(item if item.endswith("\n") else item + "\n", lines=True) for item in output)
+    return stringify(output, 2) + "\n"
 
 
 def parse_args_json(text: str | None) -> Any:
@@ -75,7 +92,7 @@ def parse_args_json(text: str | None) -> Any:
     try:
         return json.loads(text)
     except ValueError:
-        raise WorkflowUsageError("run --args-json must be valid JSON") from None
+        raise WorkflowUsageError("run --args-json must be valid JSON", bare=True) from None  # case 42 pins the bare line
 
 
 def stdin_is_tty() -> bool:
@@ -109,6 +126,7 @@ def _run(path: str, args_json: str | None, console: Console, dry_run: bool, raw_
         mode=console.mode, raw_args=raw_args, interactive=not console.tool and stdin_is_tty(),
         store=store_from_env(env), cancel=cancel, err=console.err, schedule=schedule,
     )
+    check_undeclared_args(workflow, given, env, console.err if not console.tool else io.StringIO())  # tool mode: stderr stays the reference's
     args = resolve_args(workflow, given)
     check_required_args(workflow, args)
     frame = Frame(workflow, os.path.abspath(path), args, env, os.getcwd(), cancel, (os.path.realpath(path),))

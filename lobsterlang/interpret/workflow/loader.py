@@ -51,7 +51,12 @@ def compile_bytes(data: bytes, path: str) -> ir.Workflow:
     return result.ir
 
 
+_OURS = frozenset({"S121"})
+"""Loader errors the reference does not have: where they are and the hint go with the message."""
+
+
 def _message(diagnostic: Diagnostic) -> str:
-    if diagnostic.code.startswith("E"):
-        return f"{diagnostic.message} at line {diagnostic.span.line}, column {diagnostic.span.col}"
+    if diagnostic.code.startswith("E") or diagnostic.code in _OURS:
+        hint = f"; {diagnostic.hint}" if diagnostic.code in _OURS and diagnostic.hint else ""
+        return f"{diagnostic.message} at line {diagnostic.span.line}, column {diagnostic.span.col}{hint}"
     return diagnostic.message

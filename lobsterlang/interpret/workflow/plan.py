@@ -102,7 +102,7 @@ class Planner:
         """The plan's lines (the text is each line followed by a newline)."""
         steps = self.frame.workflow.steps[start:]
         count = len(steps)
-        self.lines = [f"[DRY RUN] Would execute {count} step{'' if count == 1 else 's'}:", ""]
+        self.lines = [f"[DRY RUN] Would execute {count} step{'' if count == 1 else 's'}:", *self.args_lines(), ""]
         for number, step in enumerate(steps, 1):
             try:
                 self.step(number, step)
@@ -110,6 +110,14 @@ class Planner:
                 locate(exc, step, self.frame)
                 raise
         return self.lines
+
+    def args_lines(self) -> list[str]:
+        """The args the steps see, with their values (the shell lines show only their variables)."""
+        from lobsterlang.interpret.workflow.planargs import args_line, workflow_env
+
+        env = [*self.frame.base_env.items(), *workflow_env(self.frame.workflow)]
+        line = args_line(self.frame.args, self.frame.authored, env)
+        return [] if line is None else [line]
 
     def step(self, number: int, step: ir.Step) -> None:
         head = f"  {number}. {step.id}"
@@ -156,6 +164,10 @@ class Planner:
         elif isinstance(action, ir.ShellRun) and action.command.text.strip():
             self.lines += [f"{head}  [shell]", "     run: " + _noted(self.shell_text(action.command))]
             self.authored_note(action.command)
+        elif step.approval is not None:
+            self.lines.append(f"{head}  [approval gate]")
+            if step.approval.prompt:
+                self.lines.append(f"     prompt: {step.approval.prompt}")
         else:
             self.lines.append(f"{head}  [no-op]")
 

@@ -29,8 +29,11 @@ def ask_approval(
     step: ir.Step, request: Mapping[str, Any], identity: Mapping[str, Any], record: Record,
     env: Mapping[str, str], opts: Options,
 ) -> None:
-    """Ask `<prompt> [y/N] `; only y/yes approves, anything else fails with `Not approved`."""
-    _write(opts, f"{request['prompt']} [y/N] ")
+    """Show what is approved (the request's preview or items), ask `<prompt> [y/N] `; only y/yes approves,
+    anything else fails with `Not approved`."""
+    from lobsterlang.interpret.pipeline.commands.gates import request_preview
+
+    _write(opts, f"{request_preview(dict(request))}{request['prompt']} [y/N] ")
     answer = _read_line(opts).strip().lower()
     if answer not in ("y", "yes"):
         raise WorkflowError("Not approved")

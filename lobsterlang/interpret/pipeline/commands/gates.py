@@ -16,6 +16,7 @@ from lobsterlang.interpret.pipeline.runtime import RunContext, StageOutput
 from lobsterlang.interpret.pipeline.streams import drain
 from lobsterlang.interpret.schema_check import SchemaInvalid, first_problem
 from lobsterlang.interpret.values import stringify, to_number
+from lobsterlang.terminal import visible
 
 DEFAULT_PREVIEW = 5
 SUBJECT_LIMIT = 2000
@@ -44,7 +45,8 @@ def run_approve(input: Iterator[Any], args: StageArgs, ctx: RunContext) -> Stage
         if preview:
             request["preview"] = preview
         return StageOutput([request], halt=True)
-    answer = read_answer(f"{prompt} [y/N] ", ctx)
+    shown = preview_items(items, args)  # always on a terminal, as --preview-from-stdin shows them in the envelope
+    answer = read_answer(terminal_preview(preview_text(shown), len(items) - len(shown)) + f"{prompt} [y/N] ", ctx)
     if not _YES.fullmatch(answer.strip()):
         raise CommandError("Not approved")
     return StageOutput(items)
@@ -52,16 +54,44 @@ def run_approve(input: Iterator[Any], args: StageArgs, ctx: RunContext) -> Stage
 
 def approval_preview(items: list[Any], args: StageArgs) -> str:
     """The first `--limit` items: lines when they are all strings, else pretty JSON."""
+    return preview_text(preview_items(items, args))
+
+
+def preview_items(items: list[Any], args: StageArgs) -> list[Any]:
+    """The first `--limit` items (default 5)."""
     given = args.get("limit", "previewLimit", "preview-limit")
     limit = DEFAULT_PREVIEW if given is None else to_number(given)
     if math.isnan(limit):
         limit = DEFAULT_PREVIEW
-    shown = items[: max(0, math.ceil(limit))] if not math.isinf(limit) else items
-    if not shown:
+    return items[: max(0, math.ceil(limit))] if not math.isinf(limit) else items
+
+
+def preview_text(items: list[Any]) -> str:
+    """Items as a preview shows them: lines when they are all strings, else pretty JSON ("" for none)."""
+    if not items:
         return ""
-    if all(isinstance(item, str) for item in shown):
-        return "\n".join(shown)
-    return stringify(shown, 2)
+    if all(isinstance(item, str) for item in items):
+        return "\n".join(items)
+    return stringify(items, 2)
+
+
+def terminal_preview(text: str, hidden: int = 0) -> str:
+    """What a person reads above `<prompt> [y/N]`: `text` (control characters shown, never obeyed) and how many
+    items it leaves out; "" when there is nothing to show."""
+    if not text:
+        return ""
+    more = f"\n… and {hidden} more item{'' if hidden == 1 else 's'}" if hidden > 0 else ""
+    return visible(text, lines=True) + more + "\n"
+
+
+def request_preview(request: dict[str, Any]) -> str:
+    """A workflow gate's request above its question: its `preview` as the envelope carries it, else its first items."""
+    preview = request.get("preview")
+    if isinstance(preview, str) and preview:
+        return terminal_preview(preview)
+    items = request.get("items")
+    items = items if isinstance(items, list) else []
+    return terminal_preview(preview_text(items[:DEFAULT_PREVIEW]), len(items) - DEFAULT_PREVIEW)
 
 
 def read_answer(question: str, ctx: RunContext) -> str:
