@@ -10,10 +10,11 @@ from typing import Any
 import jsonschema  # type: ignore[import-untyped,unused-ignore]
 import pytest
 import yaml
+from helpers import example_files
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA_PATH = ROOT / "grammar" / "lobster-workflow.schema.json"
-EXAMPLES = sorted(p for p in (ROOT / "examples").rglob("*") if p.suffix in (".lobster", ".yaml", ".yml", ".json"))
+EXAMPLES = example_files()
 
 Doc = dict[str, Any]
 
