@@ -161,3 +161,19 @@ def test_lint_reports_it_only_for_the_reference(tmp_path: Path, capsys: Capture)
     assert "L206" not in capsys.readouterr().out
     main(["lint", "--no-cache", "--format", "json", "--select", "L206,L403", "--target", "reference", str(path)])
     assert "L206" in capsys.readouterr().out
+
+
+def test_two_branches_halt_together_and_the_run_goes_on_once_both_are_approved(
+    tmp_path: Path, ledger: Path, capsys: Capture,
+) -> None:
+    branch = "        - id: {0}\n          pipeline: exec --json --shell 'echo {0} >> \"$LEDGER\"; echo \"[{1}]\"' | approve --prompt {0}? | map --wrap {0}\n"
+    path = write_file(tmp_path, "w.lobster", "steps:\n  - id: fan\n    parallel:\n      branches:\n"
+                      + branch.format("eu", 5) + branch.format("us", 6))
+    _, halted = _tool(["run", "--mode", "tool", "--file", str(path)], capsys)
+    eu, us = halted["pendingGates"]
+    assert (eu["path"], eu["items"], us["path"], us["items"]) == ("fan > eu", [5], "fan > us", [6]), halted
+    _, waiting = _tool(["resume", "--token", us["resumeToken"], "--approve", "yes"], capsys)
+    assert waiting["status"] == "needs_approval" and waiting["requiresApproval"]["path"] == "fan > eu", waiting
+    _, done = _tool(["resume", "--token", eu["resumeToken"], "--approve", "yes"], capsys)
+    assert done["output"] == [{"eu": {"eu": 5}, "us": {"us": 6}}], done
+    assert sorted(ledger.read_text().splitlines()) == ["eu", "us"]

@@ -63,9 +63,9 @@ class ApprovalRequested(PipelineHalted):
 
     kind = "approval"
 
-    def __init__(self, step_id: str, stage: int, request: dict[str, Any], identity: dict[str, Any]) -> None:
-        super().__init__(step_id, stage, f"Workflow step {step_id} halted for approval at pipeline stage {stage}", request,
-                         identity)
+    def __init__(self, step_id: str, stage: int, stage_name: str, request: dict[str, Any], identity: dict[str, Any]) -> None:
+        super().__init__(step_id, stage, f"Workflow step {step_id} halted for approval at pipeline stage {stage_name}",
+                         request, identity)
 
 
 class NestedGate(Unrecoverable):

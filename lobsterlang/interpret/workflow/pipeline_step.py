@@ -70,11 +70,12 @@ def _run(
         raise WorkflowError(exc.message) from None
     if result.halt is not None:
         index = result.halt.index
+        stage = pipeline.stages[index].name.value
         if result.halt.kind == "approval_request":
             identity = env_identity(env)
-            raise ApprovalRequested(step_id, index, with_identity(dict(result.halt.request), identity), identity)
+            raise ApprovalRequested(step_id, index, stage, with_identity(dict(result.halt.request), identity), identity)
         request = {key: value for key, value in result.halt.request.items() if key != "items"}
-        raise InputRequested(step_id, index, pipeline.stages[index].name.value, request)
+        raise InputRequested(step_id, index, stage, request)
     return pipeline_record(step_id, result.items, result.rendered_text)
 
 
