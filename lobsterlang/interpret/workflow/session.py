@@ -212,7 +212,8 @@ class Stored:
         return value if isinstance(value, dict) else None
 
     def nested_answers(self) -> dict[str, Answer]:
-        """The answers given at an `ask` inside the step at `index` (by branch key): those pipelines continue after it."""
+        """The answers given at an `ask` or `approve` stage inside the step at `index` (by branch key): those pipelines
+        continue after it."""
         given = (self.nested or {}).get("answers")
         return {key: answer for key, value in (given or {}).items() if (answer := Answer.decoded(value)) is not None}
 

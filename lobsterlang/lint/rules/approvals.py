@@ -167,7 +167,8 @@ def _sub_workflow_approves(ctx: LintContext) -> Iterator[tuple[Unit, ir.Workflow
 def nested_approval(ctx: LintContext) -> Iterator[Diagnostic]:
     if ctx.target != "reference":  # lobsterlang halts the run at an `approve` stage anywhere
         return
-    hint = "use an `approval:` step, sub-step or branch instead: it halts the run anywhere (an `ask` stage does too)"
+    hint = ("the reference fails there: end the pipeline before `approve` and put an `approval:` step after the "
+            "step that holds it, or run the file with lobsterlang, where the stage halts the run")
     for unit, stage in _approve_stages(ctx):
         where = "parallel branch" if unit.kind == "branch" else "for_each sub-step"
         yield ctx.diag("L403", stage.name.span, f"`approve` in the pipeline of {where} `{unit.id}` cannot halt the run under "
