@@ -5,7 +5,9 @@ the step as an approval gate, and lint reports it only for files written for the
 
 from __future__ import annotations
 
+import io
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -177,3 +179,17 @@ def test_two_branches_halt_together_and_the_run_goes_on_once_both_are_approved(
     _, done = _tool(["resume", "--token", eu["resumeToken"], "--approve", "yes"], capsys)
     assert done["output"] == [{"eu": {"eu": 5}, "us": {"us": 6}}], done
     assert sorted(ledger.read_text().splitlines()) == ["eu", "us"]
+
+
+def test_on_a_terminal_the_stage_asks_in_place(tmp_path: Path, ledger: Path) -> None:
+    from lobsterlang.interpret.process import Cancellation
+    from lobsterlang.interpret.workflow.context import Frame, Options
+    from lobsterlang.interpret.workflow.engine import Runner
+
+    path = write_file(tmp_path, "w.lobster", APPROVES)
+    workflow = compile_workflow(APPROVES, str(path)).ir
+    assert workflow is not None
+    shown = io.StringIO()
+    opts = Options(mode="human", interactive=True, prompt_in=io.StringIO("y\n"), prompt_out=shown)
+    outcome = Runner(Frame(workflow, str(path), {}, dict(os.environ), str(tmp_path), Cancellation()), opts).run()
+    assert outcome.status == "ok" and outcome.output == ["gone"] and shown.getvalue().endswith("Delete these? [y/N] ")
