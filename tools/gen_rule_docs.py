@@ -60,9 +60,11 @@ WHY: dict[str, str] = {
     "L205": "`where` reads only its first positional and matches it against "
     "`^([a-zA-Z0-9_.]+)\\s*(==|=|!=|<=|>=|<|>)\\s*(.+)$`. Unquoted `where a == 1` passes `a`, `==`, `1` as three "
     "words, so the expression is just `a` and the stage fails with `Invalid where expression: a`.",
-    "L206": "A workflow `pipeline:` step cannot halt: an `approve` stage makes the step fail with "
-    "`halted for approval inside pipeline stage … Use a separate approval step`. Stages before it have already "
-    "run.",
+    "L206": "Under the reference a workflow `pipeline:` step cannot halt for approval: an `approve` stage makes the "
+    "step fail with `halted for approval inside pipeline stage … Use a separate approval step`, after the stages "
+    "before it have run. lobsterlang halts the run there (`needs_approval`, the stage's prompt and items) and "
+    "`resume --approve yes` continues the pipeline after the stage, so the rule is reported only for "
+    "`target = \"reference\"`.",
     "L207": "The command is `groupBy` (camelCase); there is no `group_by`, so the stage fails with "
     "`Unknown command`. Fixable with `--fix`.",
     "L301": "The reference pastes `${arg}` into `run:`/`command:` text before the shell parses it. A value such as "
@@ -146,11 +148,12 @@ WHY: dict[str, str] = {
     "nothing: it approves no action and no data. A last approval that shows data (its `stdin:`, `items`, `preview` "
     "or its own command's output) is a final review gate: the caller receives the run's output only once it is "
     "approved, so it is not reported.",
-    "L403": "Gates halt the run anywhere: `approval:` and `input:` steps, sub-steps and branches, and `ask` stages, "
-    "in a sub-workflow at any depth, a for_each sub-step or a parallel branch (docs/workflows.md, \"Gates "
-    "anywhere\"). What cannot halt a workflow is an `approve` *stage* in a pipeline (L206 for a step's own): in a "
-    "loop's sub-step or a parallel branch it fails the step outside a terminal, and in a sub-workflow's "
-    "`pipeline:` step it fails the calling step (`… halted for approval inside pipeline stage approve`).",
+    "L403": "In lobsterlang gates halt the run anywhere: `approval:` and `input:` steps, sub-steps and branches, and "
+    "`ask` and `approve` stages, in a sub-workflow at any depth, a for_each sub-step or a parallel branch "
+    "(docs/workflows.md, \"Gates anywhere\"), so the rule is reported only for `target = \"reference\"`. Under the "
+    "reference an `approve` *stage* in a pipeline cannot halt a workflow (L206 for a step's own): in a loop's "
+    "sub-step or a parallel branch it fails the step outside a terminal, and in a sub-workflow's `pipeline:` step "
+    "it fails the calling step (`… halted for approval inside pipeline stage approve`).",
     "L404": "A retried side effect can happen twice: the first attempt may have sent the mail before it timed "
     "out. Retry the steps that read; make effects idempotent. Reads such as `kubectl rollout status` are not "
     "effects.",

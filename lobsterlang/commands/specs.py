@@ -200,12 +200,13 @@ def command(name: str) -> CommandSpec | None:
     return BY_NAME.get(name)
 
 
-def input_gate(pipeline: ir.Pipeline | None) -> tuple[int, ir.Stage] | None:
-    """The first stage of `pipeline` that requests input (`ask`), with its index: a `pipeline:` step with one
-    suspends the workflow there until the answer comes (`needs_input`). None when there is none (or the name of
-    the command is only known at run time)."""
+def stage_gate(pipeline: ir.Pipeline | None) -> tuple[int, ir.Stage, str] | None:
+    """The first stage of `pipeline` that requests input (`ask`) or approval (`approve`), with its index and the gate's
+    kind (`input`, `approval`): a `pipeline:` step with one suspends the workflow there until the answer comes
+    (`needs_input`, `needs_approval`). None when there is none (or the name of the command is only known at run
+    time)."""
     for index, stage in enumerate(pipeline.stages if pipeline is not None else ()):
         spec = BY_NAME.get(stage.name.value) if stage.name.template is None else None
-        if spec is not None and spec.gate == "input":
-            return index, stage
+        if spec is not None and spec.gate in ("input", "approval"):
+            return index, stage, spec.gate
     return None

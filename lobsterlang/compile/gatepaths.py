@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from lobsterlang import ir
-from lobsterlang.commands.specs import input_gate
+from lobsterlang.commands.specs import stage_gate
 
 
 @dataclass(frozen=True)
@@ -31,8 +31,7 @@ def nested_gates(step: ir.Step, directory: str, stack: tuple[str, ...] = ()) -> 
     if isinstance(action, ir.ForEach):
         return [NestedGatePath((f"{step.id}[*]", sub.id), kind) for sub in action.steps if (kind := _own_kind(sub))]
     if isinstance(action, ir.Parallel):
-        return [NestedGatePath((step.id, b.id), "approval" if b.approval else "input")
-                for b in action.branches if b.approval is not None or b.input is not None or _asks(b.action)]
+        return [NestedGatePath((step.id, b.id), kind) for b in action.branches if (kind := _branch_kind(b))]
     if isinstance(action, ir.WorkflowCall) and not action.path.refs:
         target = os.path.realpath(os.path.join(directory, action.path.text))
         return [NestedGatePath((step.id, *gate.path), gate.kind) for gate in _file_gates(target, stack)]
@@ -40,14 +39,22 @@ def nested_gates(step: ir.Step, directory: str, stack: tuple[str, ...] = ()) -> 
 
 
 def _own_kind(step: ir.Step) -> str | None:
-    if step.approval is not None:
+    return _kind(step.approval, step.input, step.action)
+
+
+def _branch_kind(branch: ir.Branch) -> str | None:
+    return _kind(branch.approval, branch.input, branch.action)
+
+
+def _kind(approval: ir.Approval | None, given: ir.InputRequest | None, action: ir.Action | None) -> str | None:
+    """`approval` or `input` for a gate step (or branch), or one whose pipeline has an `approve` or `ask` stage (it
+    halts the run there); None otherwise."""
+    if approval is not None:
         return "approval"
-    return "input" if step.input is not None or _asks(step.action) else None
-
-
-def _asks(action: ir.Action | None) -> bool:
-    """A pipeline with an `ask` stage: it halts the run for input there."""
-    return isinstance(action, ir.PipelineRun) and input_gate(action.pipeline) is not None
+    if given is not None:
+        return "input"
+    gate = stage_gate(action.pipeline) if isinstance(action, ir.PipelineRun) else None
+    return gate[2] if gate is not None else None
 
 
 def _file_gates(path: str, stack: tuple[str, ...]) -> list[NestedGatePath]:
@@ -62,8 +69,8 @@ def _file_gates(path: str, stack: tuple[str, ...]) -> list[NestedGatePath]:
 
 @lru_cache(maxsize=256)
 def _gates_of(path: str, modified: int, stack: tuple[str, ...]) -> tuple[NestedGatePath, ...]:
-    """The gates of the workflow file at `path` (its `approval:`, `input:` and asking `pipeline:` steps, and those inside
-    its steps), cached per version."""
+    """The gates of the workflow file at `path` (its `approval:`, `input:` and gating `pipeline:` steps, and those
+    inside its steps), cached per version."""
     from lobsterlang.compile import compile_workflow
     from lobsterlang.syntax.source import read_source
 

@@ -8,7 +8,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from lobsterlang import ir
-from lobsterlang.commands.specs import input_gate
+from lobsterlang.commands.specs import stage_gate
 from lobsterlang.compile.gatepaths import nested_gates
 from lobsterlang.graph.jstext import js_string
 from lobsterlang.record import Record
@@ -16,34 +16,37 @@ from lobsterlang.syntax.text import is_blank, js_trim_range
 
 REF = re.compile(r"\$([A-Za-z0-9_-]+)\.[A-Za-z0-9_]")
 DETAIL_LIMIT = 80
-INPUT_GATE = "input gate"
 WHEN_LIMIT = 70
 
 
 class Node(Record):
-    """One step: `kind` is its type (run, pipeline, approval…), `details` one line about it; `asks`: a `pipeline:`
-    step whose pipeline requests input, so the run waits there (shown as `input gate`)."""
+    """One step: `kind` is its type (run, pipeline, approval…), `details` one line about it; `stage_gate`: a `pipeline:`
+    step whose pipeline requests input or approval, so the run waits there (`input gate`, `approval gate`)."""
 
     id: str
     kind: str
     details: str
     diamond: bool
-    asks: bool = False
+    stage_gate: str = ""
     gates: tuple[str, ...] = ()
     """The gates inside the step (a sub-workflow's, a loop's, a branch's): `approval gate: deploy > prod_gate`."""
 
     @property
     def lines(self) -> tuple[str, ...]:
         """The label as drawn, line by line: the id, the details (a multi-line command keeps its lines), `input gate`
-        for a step that asks, and the gates inside the step."""
+        or `approval gate` for a pipeline that halts, and the gates inside the step."""
         details = tuple(self.details.split("\n")) if self.details else ()
-        return (*self.id.split("\n"), *details, *((INPUT_GATE,) if self.asks else ()), *self.gates)
+        return (*self.id.split("\n"), *details, *self.own_gate, *self.gates)
 
     @property
     def kind_text(self) -> str:
-        """The kind, with `input gate` for a pipeline that requests input and the gates inside (the text format's
-        `[…]`)."""
-        return ", ".join((self.kind, *((INPUT_GATE,) if self.asks else ()), *self.gates))
+        """The kind, with `input gate` or `approval gate` for a pipeline that halts and the gates inside (the text
+        format's `[…]`)."""
+        return ", ".join((self.kind, *self.own_gate, *self.gates))
+
+    @property
+    def own_gate(self) -> tuple[str, ...]:
+        return (f"{self.stage_gate} gate",) if self.stage_gate else ()
 
 
 class Edge(Record):
@@ -90,9 +93,9 @@ def build_graph(workflow: ir.Workflow, args: Mapping[str, Any]) -> Graph:
 
 def _node(step: ir.Step, args: Mapping[str, Any], directory: str) -> Node:
     kind, details = _kind_and_details(step, args)
-    asks = kind == "pipeline" and isinstance(step.action, ir.PipelineRun) and input_gate(step.action.pipeline) is not None
+    gate = stage_gate(step.action.pipeline) if kind == "pipeline" and isinstance(step.action, ir.PipelineRun) else None
     gates = tuple(f"{g.kind} gate: {g.text}" for g in nested_gates(step, directory))
-    return Node(step.id, kind, truncate(details, DETAIL_LIMIT), step.approval is not None, asks, gates)
+    return Node(step.id, kind, truncate(details, DETAIL_LIMIT), step.approval is not None, gate[2] if gate else "", gates)
 
 
 def _kind_and_details(step: ir.Step, args: Mapping[str, Any]) -> tuple[str, str]:

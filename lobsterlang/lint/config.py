@@ -14,9 +14,10 @@ from lobsterlang.record import Record, replace
 
 TARGETS = ("lobsterlang", "reference")
 """The runtimes a file can be written for (`target`); docs/lint.md lists the rules that depend on it."""
-OFF_FOR_TARGET = {"lobsterlang": ("L301",), "reference": ("L309",)}
+OFF_FOR_TARGET = {"lobsterlang": ("L206", "L301", "L403"), "reference": ("L309",)}
 """Rules that do not apply to a target: lobsterlang passes args to shells as data (L301 is the
-reference's danger); under the reference raw substitution is what happens (L309 warns of the difference)."""
+reference's danger) and halts the run at an `approve` stage anywhere (L206, L403: the reference fails the step);
+under the reference raw substitution is what happens (L309 warns of the difference)."""
 
 
 class Extensions(Record):

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Literal
 
 from lobsterlang import ir
-from lobsterlang.commands.specs import BY_NAME, COMMANDS, CommandSpec, input_gate
+from lobsterlang.commands.specs import BY_NAME, COMMANDS, CommandSpec, stage_gate
 from lobsterlang.compile import WORKFLOW_SUFFIXES
 from lobsterlang.query.at import actions
 from lobsterlang.query.keys import keys_of, level_at, sibling_keys
@@ -150,8 +150,9 @@ def _kind(action: ir.Action | None, step: ir.Step) -> str:
              ir.Parallel: "parallel step", ir.ForEach: "for_each step"}
     if action is None:
         return "approval step" if step.approval is not None else "input step"
-    if isinstance(action, ir.PipelineRun) and input_gate(action.pipeline) is not None:
-        return "pipeline step (input gate)"
+    gate = stage_gate(action.pipeline) if isinstance(action, ir.PipelineRun) else None
+    if gate is not None:
+        return f"pipeline step ({gate[2]} gate)"
     return kinds.get(type(action), "step")
 
 

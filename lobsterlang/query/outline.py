@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 from lobsterlang import ir
-from lobsterlang.commands.specs import input_gate
+from lobsterlang.commands.specs import stage_gate
 from lobsterlang.record import Record
 
 SymbolKind = Literal["args", "arg", "step", "branch", "substep"]
@@ -65,14 +65,16 @@ def _step(node: ir.Step | ir.Branch, kind: SymbolKind) -> Symbol:
 
 def describe(node: ir.Step | ir.Branch, top_level: bool = True) -> str:
     """A short description of what a step does: `run`, `pipeline: exec | pick`, `approval`… A top-level `pipeline:`
-    step whose pipeline requests input (`ask`) is an `(input gate)`: the run waits there for the answer."""
+    step whose pipeline requests input (`ask`) or approval (`approve`) is an `(input gate)` or `(approval gate)`:
+    the run waits there for the answer."""
     action = node.action
     if isinstance(action, ir.ShellRun):
         return action.key
     if isinstance(action, ir.PipelineRun):
         names = [s.name.value for s in action.pipeline.stages] if action.pipeline else []
         text = "pipeline: " + " | ".join(names) if names else "pipeline"
-        return text + " (input gate)" if top_level and input_gate(action.pipeline) else text
+        gate = stage_gate(action.pipeline) if top_level else None
+        return f"{text} ({gate[2]} gate)" if gate else text
     if isinstance(action, ir.WorkflowCall):
         return "workflow: " + action.path.text
     if isinstance(action, ir.Parallel):

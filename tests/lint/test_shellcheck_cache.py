@@ -130,19 +130,19 @@ def test_a_failed_shellcheck_is_not_remembered_as_clean(tmp_path: Path, logged: 
 
 
 def test_a_changed_sub_workflow_is_seen(tmp_path: Path, logged: Path, capsys: Capture) -> None:
-    """A file's findings can depend on another file (L403: an `approve` stage inside a sub-workflow)."""
+    """A file's findings can depend on another file (L403, target reference: an `approve` stage inside a sub-workflow)."""
     folder = tmp_path / "flows"
     folder.mkdir()
     (folder / "child.lobster").write_text("steps:\n  - id: a\n    run: echo a\n", encoding="utf-8")
     parent = "steps:\n  - id: go\n    workflow: child.lobster\n"
     (folder / "parent.lobster").write_text(parent, encoding="utf-8")
-    main(["lint", "--format", "json", "--select", "L403", str(folder)])
+    main(["lint", "--format", "json", "--select", "L403", "--target", "reference", str(folder)])
     assert "L403" not in capsys.readouterr().out
     (folder / "child.lobster").write_text("steps:\n  - id: ok\n    pipeline: approve --prompt go?\n", encoding="utf-8")
-    main(["lint", "--no-cache", "--format", "json", "--select", "L403", str(folder)])
+    main(["lint", "--no-cache", "--format", "json", "--select", "L403", "--target", "reference", str(folder)])
     uncached = capsys.readouterr().out
     assert "L403" in uncached
-    main(["lint", "--format", "json", "--select", "L403", str(folder)])
+    main(["lint", "--format", "json", "--select", "L403", "--target", "reference", str(folder)])
     assert capsys.readouterr().out == uncached
 
 

@@ -37,11 +37,32 @@ class Options:
 
 @dataclass(frozen=True)
 class Answer:
-    """The answer to the input gate at stage `stage` of a `pipeline:` step: the pipeline continues after that stage
-    with `response` as its one item."""
+    """The answer to the gate at stage `stage` of a `pipeline:` step: the pipeline continues after that stage with
+    `response` as its one item (`ask`) or, once approved (`approve`), with the `items` that reached it."""
 
     stage: int
     response: Any
+    items: list[Any] | None = None
+
+    @property
+    def continuing(self) -> list[Any]:
+        """The items the pipeline continues with after the gate's stage."""
+        return self.items if self.items is not None else [self.response]
+
+    def encoded(self) -> dict[str, Any]:
+        """As the journal and the resume state keep it: `{stage, response}` or `{stage, items}`."""
+        return {"stage": self.stage, "items": self.items} if self.items is not None else {
+            "stage": self.stage, "response": self.response}
+
+    @staticmethod
+    def decoded(value: Any) -> Answer | None:
+        """An answer read back from `encoded()` (None when it is not one)."""
+        if not isinstance(value, dict):
+            return None
+        stage, items = value.get("stage"), value.get("items")
+        if not isinstance(stage, int) or isinstance(stage, bool):
+            return None
+        return Answer(stage, value.get("response"), items if isinstance(items, list) else None)
 
 
 @dataclass

@@ -20,9 +20,9 @@ from lobsterlang.interpret.workflow.dispatch import after_dispatch, not_retried,
 from lobsterlang.interpret.workflow.env import apply_env
 from lobsterlang.interpret.workflow.errors import (
     Dispatched,
-    InputRequested,
     NestedGate,
     NestedGates,
+    PipelineHalted,
     StepTimeout,
     Unrecoverable,
     WorkflowError,
@@ -42,7 +42,7 @@ Status = Literal["ok", "needs_approval", "needs_input"]
 @dataclass
 class Halt:
     """A gate the run stopped at: its step, index, request item and (approvals) identity policy; `stage`: the
-    pipeline stage that requested input inside a `pipeline:` step (the step continues there on resume)."""
+    pipeline stage that requested input or approval inside a `pipeline:` step (the step continues there on resume)."""
 
     step: ir.Step
     index: int
@@ -60,7 +60,9 @@ class Halt:
     def is_input(self) -> bool:
         if self.nested is not None:
             return self.nested.kind == "input"
-        return self.step.input is not None or self.stage is not None
+        if self.stage is not None:
+            return self.request.get("type") != "approval_request"
+        return self.step.input is not None
 
     @property
     def resume_index(self) -> int:
@@ -263,7 +265,7 @@ class Runner:
         rules = policy(step.retry)
         try:
             record, branches = with_retry(step.id, rules, journaled_attempt, self.retryable, str, self.opts.err, first=first)
-        except InputRequested as gate:
+        except PipelineHalted as gate:
             return "ran", self.pipeline_gate(index, step, gate)
         except (NestedGate, NestedGates) as reached:
             group = reached.gates if isinstance(reached, NestedGates) else (reached,)
@@ -281,12 +283,13 @@ class Runner:
             return "ran", self.approval_gate(index, step, record, env)
         return "ran", None
 
-    def pipeline_gate(self, index: int, step: ir.Step, gate: InputRequested) -> Halt:
-        """A command in the step's own pipeline requested input: the run halts there (`needs_input`). Anything else
-        (a sub-step's or a branch's, which arrive as `NestedGate` unless a terminal asks) fails the step."""
+    def pipeline_gate(self, index: int, step: ir.Step, gate: PipelineHalted) -> Halt:
+        """A stage of the step's own pipeline requested input or approval: the run halts there (`needs_input`,
+        `needs_approval`). Anything else (a sub-step's or a branch's, which arrive as `NestedGate` unless a terminal
+        asks) fails the step."""
         if not isinstance(step.action, ir.PipelineRun) or gate.step_id != step.id:
             raise Unrecoverable(str(gate)) from None
-        return Halt(step, index, gate.request, {}, gate.stage)
+        return Halt(step, index, gate.request, gate.identity, gate.stage)
 
     def retryable(self, exc: Exception) -> bool:
         if isinstance(exc, (Unrecoverable, Cancelled, Dispatched)) or stopped(self.frame.cancel):

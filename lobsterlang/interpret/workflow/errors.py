@@ -30,16 +30,42 @@ class Unrecoverable(WorkflowError):
     """A failure that `retry` and `on_error` never handle (a pipeline halting inside a step)."""
 
 
-class InputRequested(Unrecoverable):
-    """A command in step `step_id`'s pipeline (`ask`) requested input at stage `stage`: a top-level `pipeline:` step
-    suspends the workflow there (`needs_input`); a loop's sub-step or a parallel branch turns it into `NestedGate`.
-    `request` is what the caller is shown: `{type: input_request, prompt, responseSchema[, subject]}`."""
+class PipelineHalted(Unrecoverable):
+    """A stage of step `step_id`'s pipeline halted at stage `stage` (`ask` or `approve`): a top-level `pipeline:` step
+    suspends the workflow there; a loop's sub-step, a parallel branch or a sub-workflow's step turns it into
+    `NestedGate`. `request` is what the caller is shown; `identity` the approval policy (approvals only)."""
 
-    def __init__(self, step_id: str, stage: int, stage_name: str, request: dict[str, Any]) -> None:
-        super().__init__(f"Workflow step {step_id} halted before completion at pipeline stage {stage_name}")
+    kind = ""
+
+    def __init__(self, step_id: str, stage: int, message: str, request: dict[str, Any],
+                 identity: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
         self.step_id = step_id
         self.stage = stage
         self.request = request
+        self.identity = identity or {}
+
+
+class InputRequested(PipelineHalted):
+    """An `ask` stage requested input (`needs_input`): `request` is `{type: input_request, prompt, responseSchema[,
+    subject]}`; the answer is the one item the pipeline continues with."""
+
+    kind = "input"
+
+    def __init__(self, step_id: str, stage: int, stage_name: str, request: dict[str, Any]) -> None:
+        super().__init__(step_id, stage, f"Workflow step {step_id} halted before completion at pipeline stage {stage_name}",
+                         request)
+
+
+class ApprovalRequested(PipelineHalted):
+    """An `approve` stage requested approval (`needs_approval`): `request` is `{type: approval_request, prompt, items}`;
+    once approved the pipeline continues with those items."""
+
+    kind = "approval"
+
+    def __init__(self, step_id: str, stage: int, stage_name: str, request: dict[str, Any], identity: dict[str, Any]) -> None:
+        super().__init__(step_id, stage, f"Workflow step {step_id} halted for approval at pipeline stage {stage_name}",
+                         request, identity)
 
 
 class NestedGate(Unrecoverable):
@@ -47,7 +73,7 @@ class NestedGate(Unrecoverable):
     the top-level run halts there. `path`: where, from the step that holds it (`deploy`, `prod_gate`; `loop[3]`,
     `confirm`); `key`: the branch key its answer is kept under inside that step; `kind`: `approval` or `input`;
     `record`: the gate step's record so far (an approval step's command output); `step`: the gate's own step;
-    `stage`: the stage of the gate step's pipeline that asked (`ask`): the step continues after it on resume."""
+    `stage`: the stage of the gate step's pipeline that halted (`ask`, `approve`): the step continues after it on resume."""
 
     def __init__(self, path: tuple[str, ...], key: str, kind: str, request: dict[str, Any], identity: dict[str, Any],
                  record: dict[str, Any] | None, step: ir.Step, stage: int | None = None) -> None:

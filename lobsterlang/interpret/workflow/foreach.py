@@ -19,7 +19,7 @@ from lobsterlang.interpret.workflow import gates
 from lobsterlang.interpret.workflow.attempt import AttemptCancellation, pause
 from lobsterlang.interpret.workflow.conditions import should_run
 from lobsterlang.interpret.workflow.env import apply_env
-from lobsterlang.interpret.workflow.errors import InputRequested, NestedGate, WorkflowError
+from lobsterlang.interpret.workflow.errors import NestedGate, PipelineHalted, WorkflowError
 from lobsterlang.interpret.workflow.refs import Record, make_record
 from lobsterlang.interpret.workflow.stdin import stdin_value
 from lobsterlang.interpret.workflow.templates import Scope
@@ -181,7 +181,7 @@ class SubGate:
 
 
 def _run_sub(gate: SubGate, scope: Scope, cancel: Cancellation) -> Record:
-    """The sub-step's command; an `ask` in its pipeline halts the run there (it continues after the stage on resume)."""
+    """The sub-step's command; an `ask` or `approve` in its pipeline halts the run there (it continues after the stage on resume)."""
     runner, sub = gate.runner, gate.sub
     env = gate.env(scope)
     cwd = runner.step_cwd(sub.cwd or gate.step.cwd or runner.frame.workflow.cwd, scope)
@@ -189,7 +189,7 @@ def _run_sub(gate: SubGate, scope: Scope, cancel: Cancellation) -> Record:
     answer = runner.recorded_answer(gate.step, gate.key)
     try:
         return runner.run_command(sub.id, sub.action, env, cwd, stdin, cancel, scope, answer)
-    except InputRequested as asked:
+    except PipelineHalted as asked:
         if runner.opts.interactive:
             raise
-        raise gate.halt("input", asked.request, {}, None, asked.stage) from None
+        raise gate.halt(asked.kind, asked.request, asked.identity, None, asked.stage) from None

@@ -55,7 +55,7 @@ def approval_request(step: ir.Step, record: Record, env: Mapping[str, str]) -> t
             request["preview"] = source["preview"]
     else:
         request = _configured_request(step, approval, record, data)
-    return _with_identity(request, identity), identity
+    return with_identity(request, identity), identity
 
 
 def _output_request(data: Any) -> dict[str, Any] | None:
@@ -83,7 +83,8 @@ def _preview(record: Record, data: Any) -> str | None:
     return text.strip()[:PREVIEW_LIMIT] if text else None
 
 
-def _with_identity(request: dict[str, Any], identity: dict[str, Any]) -> dict[str, Any]:
+def with_identity(request: dict[str, Any], identity: dict[str, Any]) -> dict[str, Any]:
+    """`request` with the identity fields the approver is shown."""
     for key in ("initiatedBy", "requiredApprover"):
         if identity.get(key):
             request[key] = identity[key]

@@ -9,8 +9,9 @@ cancellation, so a completed step is always on disk before the next one starts. 
 with `started` but no `done` is uncertain. Inside a `for_each` or `parallel` step, each branch (one
 sub-step of one item, or one parallel branch) writes `branch_started` before its command and
 `branch_done` (its record) after it, so a resumed step runs only the branches that were not
-recorded. A `resumed` event after a gate inside a `pipeline:` step carries the `answer`: the step
-continues after that stage, after a crash too. `done`,
+recorded. A `resumed` event after a gate inside a `pipeline:` step carries the `answer` (an `ask`'s
+response, or the items an approved `approve` stage passes on): the step continues after that stage,
+after a crash too. `done`,
 `branch_done` and `resumed` carry the run's LLM spend so far (`cost`), so a cost cap holds after
 a resume. A finished, failed or cancelled run deletes its journal, so the journals on disk are
 exactly the unfinished runs (a run stopped by a step's timeout, or by a failure after a dispatch,
@@ -126,9 +127,10 @@ class EventJournal(Hooks):
                 answer: dict[str, Any] | None = None, branches: dict[str, Record] | None = None,
                 answers: dict[str, Any] | None = None) -> None:
         """Queue the answer to the gate at step `index` (its record), written with the next event; `answer`: the
-        gate was inside that `pipeline:` step (`{step, stage, response}`), which continues after it; `branches`: the
-        gate was inside that step (a sub-workflow, a loop, a branch): the records made inside it, the answer's too;
-        `answers`: the answers to `ask` stages inside it (`{branch key: {stage, response}}`)."""
+        gate was inside that `pipeline:` step (`{step, stage, response}`, or `{step, stage, items}` after an
+        `approve` stage), which continues after it; `branches`: the gate was inside that step (a sub-workflow, a loop,
+        a branch): the records made inside it, the answer's too; `answers`: the answers to `ask` and `approve` stages
+        inside it (`{branch key: {stage, response | items}}`)."""
         event = {"event": "resumed", "index": index, "records": records, "last": last, **_cost(spend)}
         if answer is not None:
             event["answer"] = answer
@@ -298,11 +300,11 @@ class RunLog:
     not_retried: list[str] | None = None
     """The calls the uncertain step had dispatched when it failed and was not retried (None: it was not)."""
     answer: dict[str, Any] | None = None
-    """The answer given at the input gate inside the `pipeline:` step the run resumed at (`{step, stage, response}`)."""
+    """The answer given at the gate inside the `pipeline:` step the run resumed at (`{step, stage, response | items}`)."""
     carried: dict[str, Record] | None = None
     """The records inside the step the run resumed at after a gate inside it (the answer's too): kept when it starts."""
     carried_answers: dict[str, Any] = field(default_factory=dict)
-    """The answers to `ask` stages inside that step, by branch key (`{stage, response}`)."""
+    """The answers to `ask` and `approve` stages inside that step, by branch key (`{stage, response | items}`)."""
 
     @property
     def queued(self) -> bool:

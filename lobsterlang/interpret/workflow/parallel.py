@@ -17,7 +17,7 @@ from lobsterlang.interpret.values import stringify
 from lobsterlang.interpret.workflow import gates
 from lobsterlang.interpret.workflow.attempt import AttemptCancellation, deadline
 from lobsterlang.interpret.workflow.env import apply_env
-from lobsterlang.interpret.workflow.errors import InputRequested, NestedGate, NestedGates, StepTimeout, WorkflowError
+from lobsterlang.interpret.workflow.errors import NestedGate, NestedGates, PipelineHalted, StepTimeout, WorkflowError
 from lobsterlang.interpret.workflow.refs import Record, make_record
 from lobsterlang.interpret.workflow.stdin import stdin_value
 
@@ -182,14 +182,14 @@ class BranchGate:
                           stage)
 
     def run(self, cwd: str, stdin: Any, cancel: AttemptCancellation) -> Record:
-        """The branch's command; an `ask` in its pipeline halts the run there (on resume it continues after it)."""
+        """The branch's command; an `ask` or `approve` in its pipeline halts the run there (on resume it continues after it)."""
         answer = self.runner.recorded_answer(self.step, self.branch.id)
         try:
             return self.runner.run_command(self.branch.id, self.branch.action, self.env, cwd, stdin, cancel, answer=answer)
-        except InputRequested as asked:
+        except PipelineHalted as asked:
             if self.runner.opts.interactive:
                 raise
-            raise self.halt("input", asked.request, {}, None, asked.stage) from None
+            raise self.halt(asked.kind, asked.request, asked.identity, None, asked.stage) from None
 
     def ask_approval(self, record: Record) -> None:
         step = self.as_step()

@@ -12,7 +12,8 @@ from lobsterlang.interpret.process import Cancellation
 from lobsterlang.interpret.values import UNDEFINED, stringify
 from lobsterlang.interpret.workflow.attempt import AttemptCancellation
 from lobsterlang.interpret.workflow.context import Answer, Options
-from lobsterlang.interpret.workflow.errors import InputRequested, Unrecoverable, WorkflowError
+from lobsterlang.interpret.workflow.errors import ApprovalRequested, InputRequested, WorkflowError
+from lobsterlang.interpret.workflow.gates import env_identity, with_identity
 from lobsterlang.interpret.workflow.refs import Record, make_record
 from lobsterlang.interpret.workflow.shell import dispatch_link, is_posix_shell
 from lobsterlang.interpret.workflow.stdin import stdin_items
@@ -38,9 +39,9 @@ def run_pipeline_step(
     step_id: str, action: ir.PipelineRun, scope: Scope, env: Mapping[str, str], cwd: str,
     stdin: Any, opts: Options, cancel: Cancellation, answer: Answer | None = None, spend: StepSpend | None = None,
 ) -> Record:
-    """Run the step's pipeline (after its input gate, with the `answer` given there; its LLM calls billed through
-    `spend`); a command that requests input raises `InputRequested`, an approval inside it is an error the
-    workflow cannot recover from. The programs its `exec` stages run report their dispatches to the attempt."""
+    """Run the step's pipeline (after its gate, with the `answer` given there; its LLM calls billed through `spend`);
+    an `ask` stage raises `InputRequested`, an `approve` stage `ApprovalRequested` (its approval policy from the
+    environment). The programs its `exec` stages run report their dispatches to the attempt."""
     pipeline = resolve_pipeline(step_id, action, scope)
     runs_programs = any(stage.name.value == "exec" for stage in pipeline.stages)
     with dispatch_link(cancel if runs_programs else None) as link_env:
@@ -60,7 +61,7 @@ def _run(
         render_shell=lambda word, shell_env: shell_word(word, scope, shell_env),
         on_dispatch=cancel.dispatched if isinstance(cancel, AttemptCancellation) else None, spend=spend,
     )
-    start, items = (answer.stage + 1, [answer.response]) if answer is not None else (0, stdin_items(stdin))
+    start, items = (answer.stage + 1, answer.continuing) if answer is not None else (0, stdin_items(stdin))
     try:
         result = run_pipeline(pipeline, items, ctx, start_at=start)
     except LobsterRunError as exc:
@@ -68,14 +69,13 @@ def _run(
             raise
         raise WorkflowError(exc.message) from None
     if result.halt is not None:
-        stage = pipeline.stages[result.halt.index].name.value
+        index = result.halt.index
+        stage = pipeline.stages[index].name.value
         if result.halt.kind == "approval_request":
-            raise Unrecoverable(
-                f"Workflow step {step_id} halted for approval inside pipeline stage {stage}. "
-                "Use a separate approval step in the workflow file."
-            )
+            identity = env_identity(env)
+            raise ApprovalRequested(step_id, index, stage, with_identity(dict(result.halt.request), identity), identity)
         request = {key: value for key, value in result.halt.request.items() if key != "items"}
-        raise InputRequested(step_id, result.halt.index, stage, request)
+        raise InputRequested(step_id, index, stage, request)
     return pipeline_record(step_id, result.items, result.rendered_text)
 
 

@@ -15,7 +15,7 @@ import re
 from typing import Any, TextIO
 
 from lobsterlang import ir
-from lobsterlang.commands.specs import input_gate
+from lobsterlang.commands.specs import stage_gate
 from lobsterlang.compile.gatepaths import nested_gates
 from lobsterlang.gcpause import collector_paused
 from lobsterlang.interpret.values import js_string
@@ -32,7 +32,8 @@ CONTAINS = "  [contains step output refs — unknown at plan time]"
 UNKNOWN = "  [output unknown at plan time]"
 DEFERRED = "     [command validation deferred — stage name depends on step output]"
 RUN_TIME = "  [decided at run time — depends on: {}]"
-INPUT_GATE = "     [input required at stage {}: {} — the run waits for the answer]"
+STAGE_GATE = {"input": "     [input required at stage {}: {} — the run waits for the answer]",
+              "approval": "     [approval required at stage {}: {} — the run waits for the decision]"}
 NESTED_GATE = "     [{} required inside: {} — the whole run waits there]"
 AUTHORED = "     [shell text from the file's defaults: {}]"
 SHELL_TEXT = re.compile(r"[\s;|&<>()$`*?\[\]{}'\"\\~#]")
@@ -131,7 +132,7 @@ class Planner:
         if run_time is not None and isinstance(step.when, ir.ExprCondition):
             self.lines.insert(start + 1, f"     {step.when_key or 'when'}: {step.when.text}{run_time}")
         self.lines += [NESTED_GATE.format(g.kind, g.text) for g in nested_gates(step, self.frame.directory, self.frame.stack)]
-        self.planned[step.id] = "approval" if step.approval is not None else "input" if _asks(step) else "step"
+        self.planned[step.id] = _gate_kind(step) or "step"
 
     def step_body(self, head: str, step: ir.Step) -> None:
         if step.input is not None:
@@ -158,9 +159,9 @@ class Planner:
             self.lines += [f"{head}  [pipeline]", "     pipeline: " + _noted(self.text(action.template))]
             if self.check_pipeline(action, f"Workflow step {step.id} pipeline references unknown command: "):
                 self.lines.append(DEFERRED)
-            gate = input_gate(action.pipeline)
+            gate = stage_gate(action.pipeline)
             if gate is not None:
-                self.lines.append(INPUT_GATE.format(gate[0] + 1, gate[1].name.value))
+                self.lines.append(STAGE_GATE[gate[2]].format(gate[0] + 1, gate[1].name.value))
         elif isinstance(action, ir.ShellRun) and action.command.text.strip():
             self.lines += [f"{head}  [shell]", "     run: " + _noted(self.shell_text(action.command))]
             self.authored_note(action.command)
@@ -307,10 +308,14 @@ class Planner:
         self.planned[sub.id] = "step"
 
 
-def _asks(step: ir.Step) -> bool:
-    """An input step, or a `pipeline:` step whose pipeline requests input."""
-    action = step.action
-    return step.input is not None or (isinstance(action, ir.PipelineRun) and input_gate(action.pipeline) is not None)
+def _gate_kind(step: ir.Step) -> str | None:
+    """`approval` or `input` for an approval or input step, or a `pipeline:` step whose pipeline halts for one."""
+    if step.approval is not None:
+        return "approval"
+    if step.input is not None:
+        return "input"
+    gate = stage_gate(step.action.pipeline) if isinstance(step.action, ir.PipelineRun) else None
+    return gate[2] if gate is not None else None
 
 
 def _approved(match: re.Match[str], results: dict[str, Record]) -> str:

@@ -115,18 +115,16 @@ def _continue(log: RunLog, retry_step: bool, skip_step: bool, ctx: Any) -> Envel
 
 
 def _answers(given: dict[str, Any]) -> dict[str, Answer]:
-    """The journal's answers to `ask` stages inside a step, by branch key."""
-    return {key: Answer(a["stage"], a.get("response")) for key, a in given.items()
-            if isinstance(a, dict) and isinstance(a.get("stage"), int) and not isinstance(a.get("stage"), bool)}
+    """The journal's answers to `ask` and `approve` stages inside a step, by branch key."""
+    return {key: answer for key, value in given.items() if (answer := Answer.decoded(value)) is not None}
 
 
 def _answer(log: RunLog, workflow: ir.Workflow, start: int) -> Answer | None:
-    """The answer the run was resumed with at the input gate inside the `pipeline:` step at `start`, if any."""
+    """The answer the run was resumed with at the gate inside the `pipeline:` step at `start`, if any."""
     answer = log.answer
     if answer is None or not 0 <= start < len(workflow.steps) or answer.get("step") != workflow.steps[start].id:
         return None
-    stage = answer.get("stage")
-    return Answer(stage, answer.get("response")) if isinstance(stage, int) and not isinstance(stage, bool) else None
+    return Answer.decoded(answer)
 
 
 def _start_index(log: RunLog, workflow: ir.Workflow, journal: EventJournal, retry_step: bool, skip_step: bool) -> int:

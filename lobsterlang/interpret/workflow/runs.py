@@ -104,6 +104,13 @@ def apply_decision(stored: Stored, decision: Any, env: Mapping[str, str]) -> Non
     approver = approver_of(env)
     identity = stored.state.get("approvalIdentity")
     check_approver(gate, identity if isinstance(identity, dict) else {}, approver)
+    if nested is not None and isinstance(nested.get("stage"), int):  # an `approve` inside: its pipeline continues
+        shown_request = nested.get("shown")
+        items = shown_request.get("items") if isinstance(shown_request, dict) else None
+        nested.setdefault("answers", {})[where] = Answer(nested["stage"], None, items if isinstance(items, list) else []).encoded()
+        return
+    if stored.pipeline_stage is not None:  # an `approve` stage of the `pipeline:` step: the step itself continues
+        return
     shown = nested.get("record") if nested is not None else stored.results.get(gate)
     record = dict(shown if isinstance(shown, dict) else {"id": name})
     record["approved"] = True
@@ -246,10 +253,11 @@ def _continue(stored: Stored, decision: Any, ctx: Any, claim: Claim, state_key: 
     elif stage is None:
         last = stored.state.get("inputStepId") or last_with_record(stored.workflow, stored.results, stored.index)
         journal.resumed(stored.index, {gate: stored.results.get(gate)}, last, frame.spend)
-    else:  # the `pipeline:` step continues after the stage that asked, with the answer
-        frame.answered[gate] = Answer(stage, decision.response)
+    else:  # the `pipeline:` step continues after the stage that halted, with the answer or the approved items
+        answer = Answer(stage, None, stored.approved_items) if "approvalStepId" in stored.state else Answer(stage, decision.response)
+        frame.answered[gate] = answer
         last = last_with_record(stored.workflow, stored.results, stored.index)
-        journal.resumed(stored.index, {}, last, frame.spend, answer={"step": gate, "stage": stage, "response": decision.response})
+        journal.resumed(stored.index, {}, last, frame.spend, answer={"step": gate, **answer.encoded()})
     handoff = handoff_of(store)
     if handoff is not None and handoff.wants_worker(store, run_id, ctx.env):  # a detached run: the rest goes to workers
         return handoff.hand_off(store, journal, state_key, ctx.cwd, lambda: _forget(store, claim, stored, state_key), claim.put_back)

@@ -59,7 +59,10 @@ def halt_state(frame: Frame, halt: Halt, info: RunInfo, children: Mapping[str, i
         "steps": to_json_data(frame.results),
         "args": to_json_data(frame.args),
     }
-    if halt.stage is not None:  # inside a `pipeline:` step, as the reference writes it
+    if halt.stage is not None and not halt.is_input:  # an `approve` stage: the items that reached it continue
+        state.update(approvalStepId=halt.step.id, approvalIdentity=to_json_data(halt.identity),
+                     pipelineApproval={"resumeAtIndex": halt.stage, "items": to_json_data(halt.request.get("items", []))})
+    elif halt.stage is not None:  # inside a `pipeline:` step, as the reference writes it
         state.update(inputStepId=halt.step.id, inputKind=PIPELINE_INPUT, inputSchema=halt.request.get("responseSchema"),
                      inputSubject=halt.request.get("subject"), pipelineInput={"resumeAtIndex": halt.stage})
     elif halt.is_input:
@@ -209,17 +212,28 @@ class Stored:
         return value if isinstance(value, dict) else None
 
     def nested_answers(self) -> dict[str, Answer]:
-        """The answers given at an `ask` inside the step at `index` (by branch key): those pipelines continue after it."""
+        """The answers given at an `ask` or `approve` stage inside the step at `index` (by branch key): those pipelines
+        continue after it."""
         given = (self.nested or {}).get("answers")
-        return {key: Answer(a["stage"], a.get("response")) for key, a in (given or {}).items()
-                if isinstance(a, dict) and isinstance(a.get("stage"), int)}
+        return {key: answer for key, value in (given or {}).items() if (answer := Answer.decoded(value)) is not None}
+
+    @property
+    def approved_items(self) -> list[Any]:
+        """The items that reached the `approve` stage the run halted at: the pipeline continues with them."""
+        section = self.state.get("pipelineApproval")
+        items = section.get("items") if isinstance(section, dict) else None
+        return items if isinstance(items, list) else []
 
     @property
     def pipeline_stage(self) -> int | None:
-        """The stage of the gate step's pipeline that asked, when the gate is inside a `pipeline:` step."""
-        if self.state.get("inputKind") != PIPELINE_INPUT:
+        """The stage of the gate step's pipeline that asked or awaits approval, when the gate is inside a `pipeline:`
+        step."""
+        if self.state.get("inputKind") == PIPELINE_INPUT:
+            section = self.state.get("pipelineInput")
+        elif "approvalStepId" in self.state:
+            section = self.state.get("pipelineApproval")
+        else:
             return None
-        section = self.state.get("pipelineInput")
         stage = section.get("resumeAtIndex") if isinstance(section, dict) else None
         return stage if isinstance(stage, int) and not isinstance(stage, bool) and stage >= 0 else None
 
@@ -285,7 +299,7 @@ def _gate_at(workflow: ir.Workflow, stored: Stored) -> bool:
         return (step is not None and step.id == nested.get("step") and isinstance(path, list)
                 and stored.gate_id == " > ".join(map(str, path)) and isinstance(nested.get("key"), str)
                 and isinstance(nested.get("kept"), dict))
-    if stored.state.get("inputKind") == PIPELINE_INPUT:
+    if stored.state.get("inputKind") == PIPELINE_INPUT or "pipelineApproval" in stored.state:
         step = workflow.steps[stored.index] if 0 <= stored.index < len(workflow.steps) else None
         action = step.action if step is not None else None
         stage = stored.pipeline_stage

@@ -162,16 +162,21 @@ def _sub_workflow_approves(ctx: LintContext) -> Iterator[tuple[Unit, ir.Workflow
 
 
 @rule("L403", "nested-approval", Severity.ERROR,
-      "an `approve` stage in a loop's sub-step, a parallel branch or a sub-workflow's step: it cannot halt the run")
+      "an `approve` stage in a loop's sub-step, a parallel branch or a sub-workflow's step: the reference cannot halt "
+      "the run there (target `reference`)")
 def nested_approval(ctx: LintContext) -> Iterator[Diagnostic]:
-    hint = "use an `approval:` step, sub-step or branch instead: it halts the run anywhere (an `ask` stage does too)"
+    if ctx.target != "reference":  # lobsterlang halts the run at an `approve` stage anywhere
+        return
+    hint = ("the reference fails there: end the pipeline before `approve` and put an `approval:` step after the "
+            "step that holds it, or run the file with lobsterlang, where the stage halts the run")
     for unit, stage in _approve_stages(ctx):
         where = "parallel branch" if unit.kind == "branch" else "for_each sub-step"
-        yield ctx.diag("L403", stage.name.span, f"`approve` in the pipeline of {where} `{unit.id}` cannot halt the run: "
-                       "outside a terminal the step fails", hint)
+        yield ctx.diag("L403", stage.name.span, f"`approve` in the pipeline of {where} `{unit.id}` cannot halt the run under "
+                       "the reference: outside a terminal the step fails", hint)
     for unit, call, found in _sub_workflow_approves(ctx):
         yield ctx.diag("L403", call.path.span, f"sub-workflow `{call.path.text}` has pipeline step `{found[0]}` with an "
-                       f"`approve` stage, which cannot halt the run: outside a terminal step `{unit.id}` fails", hint)
+                       f"`approve` stage, which cannot halt the run under the reference: outside a terminal step `{unit.id}` fails",
+                       hint)
 
 
 def _retries(retry: ir.Retry | None) -> bool:

@@ -174,9 +174,10 @@ def invalid_where(ctx: LintContext) -> Iterator[Diagnostic]:
         yield ctx.diag("L205", words[0].span, f"Invalid where expression: {words[0].value}", hint)
 
 
-@rule("L206", "approve-in-pipeline-step", Severity.ERROR, "`approve` inside a workflow's `pipeline:` step", per_step=True)
+@rule("L206", "approve-in-pipeline-step", Severity.ERROR, "`approve` inside a workflow's `pipeline:` step (target `reference`)",
+      per_step=True)
 def approve_in_pipeline_step(ctx: LintContext) -> Iterator[Diagnostic]:
-    if "approve" not in ctx.stages_by_name:
+    if ctx.target != "reference" or "approve" not in ctx.stages_by_name:  # lobsterlang halts the run there
         return
     for pipeline, unit in ctx.pipelines:
         if unit is None or unit.kind != "step":
@@ -185,7 +186,7 @@ def approve_in_pipeline_step(ctx: LintContext) -> Iterator[Diagnostic]:
             if stage.name.value == "approve":
                 yield ctx.diag(
                     "L206", stage.name.span,
-                    f"`approve` inside pipeline step `{unit.id}` stops the run with an error instead of asking",
+                    f"`approve` inside pipeline step `{unit.id}`: the reference stops the run with an error instead of asking",
                     "end the pipeline before `approve` and add a separate step with `approval:` and `stdin: $" + unit.id + ".json`",
                 )
 
