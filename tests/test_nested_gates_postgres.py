@@ -124,3 +124,25 @@ def test_a_detached_runs_nested_gate_continues_on_a_worker(tmp_path: Path, env: 
     assert ledger(tmp_path) == Counter(ALL)
     final = tool(env, "resume", "--run", queued["runId"])
     assert final["ok"] and final["output"] == ["applied prod"], final
+
+
+def test_an_approve_stage_halts_in_the_database_and_continues_after_the_stage(tmp_path: Path, env: dict[str, str]) -> None:
+    """A `pipeline:` step's `approve` stage (test_pipeline_approval_gate.py) on Postgres: top level and in a loop."""
+    from test_pipeline_approval_gate import APPROVES
+    from test_pipeline_approval_gate import LOOP as APPROVE_LOOP
+
+    (tmp_path / "approves.lobster").write_text(APPROVES)
+    (tmp_path / "approve-loop.lobster").write_text(APPROVE_LOOP)
+    halted = tool(env, "run", "--mode", "tool", str(tmp_path / "approves.lobster"))
+    assert halted["requiresApproval"]["items"] == [{"id": 7}, {"id": 8}] and not (tmp_path / "state").exists(), halted
+    elsewhere = {**env, "LOBSTER_STATE_DIR": str(tmp_path / "other")}
+    done = tool(elsewhere, "resume", "--id", halted["requiresApproval"]["approvalId"], "--approve", "yes")
+    assert done["ok"] and done["output"] == ["gone"], done
+    assert ledger(tmp_path) == Counter(["first", "listed", 'deleted [{"id":7},{"id":8}]']) and unfinished(env) == []
+    first = tool(env, "run", "--mode", "tool", str(tmp_path / "approve-loop.lobster"))
+    assert first["requiresApproval"]["path"] == "loop[0] > ship", first
+    second = tool(env, "resume", "--token", first["requiresApproval"]["resumeToken"], "--approve", "yes")
+    assert second["requiresApproval"]["path"] == "loop[1] > ship", second
+    cancelled = tool(env, "resume", "--token", second["requiresApproval"]["resumeToken"], "--approve", "no")
+    assert cancelled["status"] == "cancelled" and unfinished(env) == []
+    assert ledger(tmp_path)["plan 1"] == 1 and ledger(tmp_path)["plan 2"] == 1
