@@ -259,6 +259,27 @@ def test_an_approval_that_gates_only_reads() -> None:
     assert codes(text.replace("run: echo done", "when: $ok.approved\n    run: echo done")) == []
 
 
+def test_the_steps_after_approvals_are_read_once_per_lint_not_once_per_approval(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The language server lints a 500-step file at every edit: asking of each approval step whether every later
+    step only reads made L402 quadratic in the steps."""
+    from lobsterlang.lint.effects import reads_only
+    from lobsterlang.lint.rules import approvals
+    from lobsterlang.lint.walk import Unit
+
+    asked: list[str] = []
+
+    def counting(unit: Unit) -> bool:
+        asked.append(unit.id)
+        return reads_only(unit)
+
+    monkeypatch.setattr(approvals, "reads_only", counting)
+    steps = "".join(f"  - id: ok{n}\n    stdin: $plan.stdout\n    approval: Apply {n}?\n  - id: show{n}\n    run: echo {n}\n"
+                    for n in range(30))
+    text = "steps:\n  - id: plan\n    run: terraform plan\n" + steps
+    assert codes(text) == ["L402"] * 30
+    assert len(asked) <= 61 and len(set(asked)) == len(asked)
+
+
 # 15. finding the workflows of a directory does not parse YAML with the pure-Python loader
 def test_a_directory_search_uses_the_quick_test_and_libyaml(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import yaml
