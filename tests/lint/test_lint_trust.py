@@ -236,6 +236,28 @@ def test_a_javascript_template_literal_is_not_lobster_syntax() -> None:
     assert codes(run_step("node -e 'const item = {}; console.log(`${item.name}`)'")) == []
 
 
+def test_templates_whose_only_braces_are_arg_references_are_not_searched(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`${arg}` is Lobster's own reference: a template with no `${` in its literal text is passed over without
+    working out where its parts are (the language server lints every step's text at every edit)."""
+    from lobsterlang import ir
+    from lobsterlang.lint.rules import templates
+
+    searched: list[str] = []
+    search = templates._foreign_templates
+
+    def counting(ctx: object, template: ir.Template, *rest: object) -> object:
+        searched.append(template.text)
+        return search(ctx, template, *rest)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(templates, "_foreign_templates", counting)
+    args = "args:\n  name:\n    default: x\n"
+    steps = "".join(f"  - id: s{n}\n    run: echo ${{name}} {n}\n" for n in range(20))
+    assert codes(args + "steps:\n" + steps) == []
+    assert searched == []
+    assert codes(args + "steps:\n" + steps + "  - id: gh\n    run: echo ${{ steps.s1.outputs.x }}\n") == ["L314"]
+    assert len(searched) == 1
+
+
 # 12. shell syntax in a default where no shell expands it
 def test_a_shell_default_outside_shell_text_is_the_text_as_written() -> None:
     args = 'args:\n  channel:\n    default: "${NEWS_CHANNEL:-whatsapp}"\n'
