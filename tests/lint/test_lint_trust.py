@@ -236,6 +236,28 @@ def test_a_javascript_template_literal_is_not_lobster_syntax() -> None:
     assert codes(run_step("node -e 'const item = {}; console.log(`${item.name}`)'")) == []
 
 
+def test_templates_whose_only_braces_are_arg_references_are_not_searched(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`${arg}` is Lobster's own reference: a template with no `${` in its literal text is passed over without
+    working out where its parts are (the language server lints every step's text at every edit)."""
+    from lobsterlang import ir
+    from lobsterlang.lint.rules import templates
+
+    searched: list[str] = []
+    search = templates._foreign_templates
+
+    def counting(ctx: object, template: ir.Template, *rest: object) -> object:
+        searched.append(template.text)
+        return search(ctx, template, *rest)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(templates, "_foreign_templates", counting)
+    args = "args:\n  name:\n    default: x\n"
+    steps = "".join(f"  - id: s{n}\n    run: echo ${{name}} {n}\n" for n in range(20))
+    assert codes(args + "steps:\n" + steps) == []
+    assert searched == []
+    assert codes(args + "steps:\n" + steps + "  - id: gh\n    run: echo ${{ steps.s1.outputs.x }}\n") == ["L314"]
+    assert len(searched) == 1
+
+
 # 12. shell syntax in a default where no shell expands it
 def test_a_shell_default_outside_shell_text_is_the_text_as_written() -> None:
     args = 'args:\n  channel:\n    default: "${NEWS_CHANNEL:-whatsapp}"\n'
@@ -257,6 +279,27 @@ def test_an_approval_that_gates_only_reads() -> None:
     text = "steps:\n  - id: plan\n    run: terraform plan\n  - id: ok\n    stdin: $plan.stdout\n    approval: Apply?\n  - id: show\n    run: echo done\n"
     assert codes(text) == ["L402"]
     assert codes(text.replace("run: echo done", "when: $ok.approved\n    run: echo done")) == []
+
+
+def test_the_steps_after_approvals_are_read_once_per_lint_not_once_per_approval(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The language server lints a 500-step file at every edit: asking of each approval step whether every later
+    step only reads made L402 quadratic in the steps."""
+    from lobsterlang.lint.effects import reads_only
+    from lobsterlang.lint.rules import approvals
+    from lobsterlang.lint.walk import Unit
+
+    asked: list[str] = []
+
+    def counting(unit: Unit) -> bool:
+        asked.append(unit.id)
+        return reads_only(unit)
+
+    monkeypatch.setattr(approvals, "reads_only", counting)
+    steps = "".join(f"  - id: ok{n}\n    stdin: $plan.stdout\n    approval: Apply {n}?\n  - id: show{n}\n    run: echo {n}\n"
+                    for n in range(30))
+    text = "steps:\n  - id: plan\n    run: terraform plan\n" + steps
+    assert codes(text) == ["L402"] * 30
+    assert len(asked) <= 61 and len(set(asked)) == len(asked)
 
 
 # 15. finding the workflows of a directory does not parse YAML with the pure-Python loader

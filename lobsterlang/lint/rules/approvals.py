@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
@@ -38,9 +39,13 @@ def approval_steps(ctx: LintContext) -> tuple[Unit, ...]:
 
 
 def gate_before(ctx: LintContext, unit: Unit) -> Unit | None:
-    """The nearest approval step that runs (and asks) before `unit`."""
-    earlier = [a for a in approval_steps(ctx) if a.index < unit.index]
-    return earlier[-1] if earlier else None
+    """The nearest approval step that runs (and asks) before `unit` (a binary search: top-level steps are in order)."""
+    before = bisect_left(ctx.shared(_approval_indices), unit.index)
+    return approval_steps(ctx)[before - 1] if before else None
+
+
+def _approval_indices(ctx: LintContext) -> list[int]:
+    return [gate.index for gate in approval_steps(ctx)]
 
 
 def _temporary(ctx: LintContext) -> frozenset[str]:
@@ -103,10 +108,17 @@ def approval_gates_nothing(ctx: LintContext) -> Iterator[Diagnostic]:
 
 def _gates_only_reads(ctx: LintContext, gate: Unit) -> bool:
     """Every step after the gate only reads (`effects.reads_only`), and nothing reads the gate's decision."""
-    later = [unit for unit in ctx.units if unit.index > gate.index]
-    if not all(reads_only(unit) for unit in later):
-        return False
-    return not any(ref.step == gate.id for unit, ref, _ in ctx.step_refs)
+    return ctx.shared(_last_acting_index) <= gate.index and gate.id not in ctx.shared(_referenced_steps)
+
+
+def _last_acting_index(ctx: LintContext) -> int:
+    """The index of the last step with a unit that does more than read (-1 when none does): worked out once per
+    lint, from the end, not once per approval step."""
+    return next((unit.index for unit in reversed(ctx.units) if not reads_only(unit)), -1)
+
+
+def _referenced_steps(ctx: LintContext) -> frozenset[str]:
+    return frozenset(ref.step for _, ref, _ in ctx.step_refs)
 
 
 def _approve_stages(ctx: LintContext) -> Iterator[tuple[Unit, ir.Stage]]:

@@ -32,8 +32,8 @@ def unsubstituted_template(ctx: LintContext) -> Iterator[Diagnostic]:
         return
     steps = set(ctx.by_id)
     for template, unit in ctx.shared(all_texts):
-        if "${" in template.text:
-            yield from _foreign_templates(ctx, template, unit, steps)
+        if "${" in template.text and any(isinstance(part, ir.Text) and "${" in part.value for part in template.parts):
+            yield from _foreign_templates(ctx, template, unit, steps)  # not for `${arg}` alone: it is a reference
 
 
 def _foreign_templates(ctx: LintContext, template: ir.Template, unit: Unit | None, steps: set[str]) -> Iterator[Diagnostic]:
