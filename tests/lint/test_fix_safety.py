@@ -4,8 +4,11 @@ stop (`$(…)` inside `"…"`, `'` inside `'…'`); an arg's own default is neve
 
 from __future__ import annotations
 
+import atexit
 import shutil
 import subprocess
+import tempfile
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -120,8 +123,20 @@ def cases(text: str) -> tuple[list[Case], list[Case]]:
     return safe, unsafe
 
 
+@cache
+def _fixed_clock() -> str:
+    """A folder whose `date` prints one instant: a word such as `$(date -u +%H:%M:%S)` (in the corpus) gives the same
+    text before and after the fix however far apart the two runs are (two seconds on a busy machine)."""
+    folder = Path(tempfile.mkdtemp(prefix="fix-safety-clock-"))
+    atexit.register(shutil.rmtree, folder, True)
+    (folder / "date").write_text("#!/bin/sh\necho 2026-01-02T03:04:05Z\n")
+    (folder / "date").chmod(0o755)
+    return str(folder)
+
+
 def _run(shell: str, script: str) -> tuple[int, str]:
-    proc = subprocess.run([shell, "-c", script], capture_output=True, text=True, env={"PATH": "/usr/bin:/bin", "HOME": "/home/test"})
+    path = f"{_fixed_clock()}:/usr/bin:/bin"
+    proc = subprocess.run([shell, "-c", script], capture_output=True, text=True, env={"PATH": path, "HOME": "/home/test"})
     return proc.returncode, proc.stdout
 
 
