@@ -1,20 +1,23 @@
 """What a halt stores: `python bench/halt_size_bench.py [--items 20000 200000]`.
 
 A workflow whose first step prints N items as JSON and whose second is an approval gate over them
-(`stdin: $gen.json`) is run once per N with `lobster run --mode tool` in a fresh state directory; the
-bytes of the resume state file(s) and of the run journal it leaves, and the run's peak memory (RSS),
-are printed. Issue 36, item 8: the records of a halt are stored twice, in the journal's `done` events
-and again in the sealed resume state's `steps`.
+(`stdin: $gen.json`) is run once per N with `lobster run --mode tool` in a fresh state directory, then
+approved with `lobster resume`; the bytes of the resume state file(s) and of the run journal at the halt,
+and each process's wall time and peak memory (RSS), are printed. Issue 36, item 8: the records of a halt
+were stored twice, in the journal's `done` events and again in the sealed resume state's `steps`; the
+state now names the journal's copy by digest.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
+import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from harness import load_note, lobster_command
@@ -51,16 +54,39 @@ def sizes(state_dir: Path) -> tuple[int, int]:
     return states, journals
 
 
-def measure(folder: Path, items: int) -> tuple[int, int, int]:
-    """State bytes, journal bytes and peak RSS (KiB; the largest child so far, so run N in ascending order)."""
+@dataclass
+class Child:
+    """One `lobster` process: what it printed, its wall time (s) and its own peak RSS (KiB)."""
+
+    out: bytes
+    wall: float
+    peak: int
+
+
+def run_child(command: list[str], env: dict[str, str]) -> Child:
+    """Run `command`, measuring this child alone (`wait4` on it), not the largest child so far."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(command, stdout=out, stderr=err, env=env)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        if proc.returncode != 0:
+            raise SystemExit(f"{' '.join(command[-3:])} failed: {err.read().decode(errors='replace')[-2000:]}")
+        return Child(out.read(), wall, usage.ru_maxrss)
+
+
+def measure(folder: Path, items: int) -> tuple[int, int, Child, Child]:
+    """State and journal bytes at the halt, the halting run and the approving resume."""
     state_dir = folder / f"state-{items}"
     env = {**os.environ, "LOBSTER_STATE_DIR": str(state_dir)}
-    command = [*lobster_command(), "run", "--mode", "tool", str(write_flow(folder, items))]
-    done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, check=False)
-    if done.returncode != 0:
-        raise SystemExit(f"lobster run failed: {done.stderr.decode(errors='replace')[-2000:]}")
+    halted = run_child([*lobster_command(), "run", "--mode", "tool", str(write_flow(folder, items))], env)
     states, journals = sizes(state_dir)
-    return states, journals, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    token = json.loads(halted.out)["requiresApproval"]["resumeToken"]
+    resumed = run_child([*lobster_command(), "resume", "--token", token, "--approve", "yes"], env)
+    return states, journals, halted, resumed
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -68,11 +94,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--items", type=int, nargs="+", default=[20000, 200000])
     args = parser.parse_args(argv)
     print(load_note())
-    print(f"{'items':>8} {'state':>13} {'journal':>13} {'peak RSS':>10}")
+    print(f"{'items':>8} {'state':>13} {'journal':>13} {'halt: wall, peak RSS':>22} {'resume: wall, peak RSS':>24}")
     with tempfile.TemporaryDirectory(prefix="halt-size-") as folder:
         for items in sorted(args.items):
-            states, journals, peak = measure(Path(folder), items)
-            print(f"{items:>8,} {states:>13,} {journals:>13,} {peak // 1024:>7,} MB")
+            states, journals, halted, resumed = measure(Path(folder), items)
+            print(f"{items:>8,} {states:>13,} {journals:>13,} {halted.wall:>9.2f} s {halted.peak // 1024:>6,} MB"
+                  f" {resumed.wall:>11.2f} s {resumed.peak // 1024:>6,} MB")
     return 0
 
 

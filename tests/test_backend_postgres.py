@@ -235,3 +235,31 @@ def test_redaction_never_parses_the_url() -> None:
     assert redacted("postgresql://u@host/db") == "postgresql://u@host/db"
     assert scrubbed('bad token "p%41ss" or pAss', "postgresql://u:p%41ss@h/d") == 'bad token "***" or ***'
     assert password_problem("postgresql://u:p%41ss@h/d") is None and password_problem("postgresql://u:p@ss@h/d")
+
+
+AWKWARD = """steps:
+  - id: gen
+    run: |
+      printf '{"note": "%s"}' 'x\\udcffy \\u2028'
+  - id: ok
+    approval: Ship it?
+  - id: ship
+    stdin: $gen.json
+    run: cat >> "$LEDGER"
+"""
+
+
+def test_a_halt_names_its_records_in_the_database_journal_and_keeps_awkward_text(machine: Path, capsys: Any) -> None:
+    """The gate's state holds no step records (the events do, once); a lone surrogate from a step's JSON output is
+    stored (Postgres text is UTF-8 only) and read back, so the digest the state names still matches."""
+    (machine / "awkward.lobster").write_text(AWKWARD)
+    halted = _cli(capsys, "run", "--mode", "tool", "awkward.lobster")
+    assert halted["status"] == "needs_approval", halted
+    store = store_from_env({"LOBSTER_BACKEND": _url()})
+    [log] = backend_of(store).list_runs()
+    assert log.results["gen"]["json"] == {"note": "x\udcffy \u2028"}
+    state = store.read(log.halted["stateKey"]) if log.halted else None
+    assert isinstance(state, dict) and "steps" not in state and state["lobsterlang"]["records"]["in"] == "journal"
+    done = _cli(capsys, "resume", "--token", halted["requiresApproval"]["resumeToken"], "--approve", "yes")
+    assert done["status"] == "ok", done
+    assert "x\\udcffy" in (machine / "ledger").read_text()

@@ -115,12 +115,17 @@ def test_edited_stored_ir_is_refused_and_nothing_deleted(work: Path, capsys: Cap
 
 
 def test_edited_approval_items_are_refused(work: Path, capsys: Capture) -> None:
-    """`id: 1` shown, `id: 666` stored: the stored items are refused (workflow and pipeline state)."""
+    """`id: 1` shown, `id: 666` stored: the stored items are refused (workflow state, whose records the run's journal
+    holds, and pipeline state)."""
     request = halt(work, capsys)
     assert request["items"] == [{"id": 1}]
     path = resume_state(work)
-    path.write_text(path.read_text().replace('"id": 1', '"id": 666'))
-    assert approve(request["resumeToken"], capsys)[1]["error"]["type"] == "state_integrity"
+    (journal,) = (work / "state" / "runs").glob("*.jsonl")
+    journal.write_text(journal.read_text().replace('"id":1', '"id":666'))
+    before = snapshot(work)
+    code, envelope = approve(request["resumeToken"], capsys)
+    assert (code, envelope["error"]["type"]) == (1, "state_integrity"), envelope
+    assert "journal" in envelope["error"]["message"] and snapshot(work) == before
     path.unlink()
     code, envelope = cli(["run", "--mode", "tool", "exec --json --shell 'echo [1]' | approve --prompt ok | exec --stdin json --shell 'cat > got'"], capsys)
     path = resume_state(work)

@@ -197,16 +197,6 @@ def the_gate_still_resumes(gate: Gate, path: Path) -> None:
     assert (code, envelope["status"]) == (0, "ok") and gate.shipped() and os.path.lexists(path)
 
 
-def resume_by_token_does_not_read_the_journal(gate: Gate, path: Path) -> None:
-    """A token resume only appends to the journal: refused unless it is a regular file (an oversized one is fine)."""
-    regular = path.is_file() and not path.is_symlink()
-    code, envelope = gate.cli("resume", "--token", gate.token, "--approve", "yes")
-    if regular:
-        assert (code, envelope["status"]) == (0, "ok") and gate.shipped()
-    else:
-        assert refused((code, envelope)) and not gate.shipped() and os.path.lexists(path)
-
-
 def the_gate_still_resumes_by_run(gate: Gate, path: Path) -> None:
     """A lock file is never read whole: a large one is taken (and removed) like any other."""
     code, envelope = gate.cli("resume", "--run", gate.run_id, "--approve", "yes")
@@ -223,7 +213,7 @@ MATRIX: dict[str, list[Check]] = {
     "state": [resume_by_token_is_refused, resume_by_id_is_refused, resume_by_run_is_refused, runs_lists_what_it_can],
     "approval": [resume_by_id_is_refused],
     "other-approval": [the_gate_still_resumes],
-    "journal": [runs_lists_what_it_can, resume_by_run_is_refused, resume_by_token_does_not_read_the_journal],
+    "journal": [runs_lists_what_it_can, resume_by_run_is_refused, resume_by_token_is_refused],  # it holds the records
     "lock": [runs_lists_what_it_can, resume_by_run_is_refused, resume_by_token_is_refused],
     "runs": [runs_lists_what_it_can, resume_by_run_is_refused, resume_by_token_is_refused, a_new_halt_is_refused],
     "value": [reading_the_value_is_an_error],

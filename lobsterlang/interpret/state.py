@@ -291,7 +291,7 @@ class StateStore:
         if data is None:
             return default
         try:
-            return json.loads(data.decode("utf-8"))
+            return json.loads(data.decode("utf-8", "surrogatepass"))
         except ValueError as exc:  # UnicodeDecodeError is one too
             raise CorruptState(f"{os.path.basename(path)} is not valid JSON") from exc
 
@@ -318,12 +318,15 @@ class StateStore:
         return True
 
     def _temp_file(self, path: str, text: str) -> str:
+        """A synced 0600 temporary file beside `path` holding `text` (a lone surrogate, as a step's JSON output may
+        hold, is written as is and read back the same)."""
+        data = text.encode("utf-8", "surrogatepass")
         self.ensure_dir()
         temp = os.path.join(os.path.dirname(path), f".{os.path.basename(path)}.{random_hex(6)}.tmp")
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "wb") as handle:
             os.fchmod(fd, 0o600)
-            handle.write(text.encode("utf-8"))
+            handle.write(data)
             handle.flush()
             os.fsync(fd)
         return temp

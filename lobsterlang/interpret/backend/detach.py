@@ -12,7 +12,7 @@ from lobsterlang.interpret.errors import LobsterRunError, UsageError
 from lobsterlang.interpret.workflow.context import resolve_args
 from lobsterlang.interpret.workflow.errors import WorkflowError
 from lobsterlang.interpret.workflow.frontend import Console, parse_args_json
-from lobsterlang.interpret.workflow.journal import new_run_id, start_event
+from lobsterlang.interpret.workflow.journal import event_line, new_run_id, start_event
 from lobsterlang.interpret.workflow.loader import check_path, load_workflow
 from lobsterlang.interpret.workflow.session import file_digest
 
@@ -44,5 +44,5 @@ def _detach(path: str, args_json: str | None, raw_args: bool) -> str:
     run_id = new_run_id()
     event = start_event(run_id, os.path.abspath(path), resolve_args(workflow, given), workflow, file_digest(path),
                         raw_args, detached=True)
-    enqueue(url, run_id, os.getcwd(), events=[event])
+    enqueue(url, run_id, os.getcwd(), lines=[event_line(event)])
     return run_id

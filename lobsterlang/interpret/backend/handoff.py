@@ -39,10 +39,10 @@ class WorkerHandoff:
         assert isinstance(store, PgStore)  # wants_worker said so
         run_id = journal.run_id
         with journal.lock:
-            events, journal.pending = journal.pending, []
+            lines, journal.pending = journal.pending, []
         store.close()  # releases the run's advisory lock, so the worker that dequeues it can hold it
         try:
-            enqueue(store.url, run_id, cwd, workflow_id=f"{run_id}:{state_key}", events=events)
+            enqueue(store.url, run_id, cwd, workflow_id=f"{run_id}:{state_key}", lines=lines)
         except UsageError as exc:
             put_back()
             store.close()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 from typing import Any
 
@@ -20,7 +21,7 @@ from lobsterlang.interpret.errors import ApprovalNotFound, StateNotFound, UsageE
 from lobsterlang.interpret.state import Claim, _process_alive, approval_id_of, now_iso, random_hex
 from lobsterlang.interpret.statefiles import CorruptState
 from lobsterlang.interpret.workflow.errors import WorkflowUsageError
-from lobsterlang.interpret.workflow.journal import EventJournal, RunLog, event_line, replay
+from lobsterlang.interpret.workflow.journal import EventJournal, RunLog, replay
 from lobsterlang.interpret.workflow.stores import BackendStore, Holder
 
 SCHEMA_LOCK = 0x10B5_7E12
@@ -79,6 +80,17 @@ def _owner() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def pg_text(json_text: str) -> str:
+    """JSON text Postgres can store (UTF-8 only): a lone surrogate, as a step's JSON output may hold, is escaped
+    (`\\udcff`), which reads back as the same string."""
+    if json_text.isascii() or not _SURROGATE.search(json_text):
+        return json_text
+    return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", json_text)
+
+
 def _loads(text: str) -> Any:
     try:
         return json.loads(text)
@@ -134,7 +146,7 @@ class PgStore(BackendStore):
         return default if row is None else _loads(row[0])
 
     def write(self, key: str, value: Any) -> None:
-        text = json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+        text = pg_text(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
         self.conn.execute("INSERT INTO lobster.state (key, value) VALUES (%s, %s) "
                           "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value", (key, text))
 
@@ -213,7 +225,7 @@ class PgJournal(EventJournal):
             if not self.held:
                 self.store.backend.hold(self.run_id)
                 self.held = True
-            rows = [(self.run_id, event_line(e)) for e in self.pending]
+            rows = [(self.run_id, pg_text(line)) for line in self.pending]
             self.pending = []
             with self.store.conn.cursor() as cur, self.store.conn.transaction():
                 cur.executemany("INSERT INTO lobster.events (run_id, event) VALUES (%s, %s)", rows)

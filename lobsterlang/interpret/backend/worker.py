@@ -20,12 +20,11 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from lobsterlang import __version__
-from lobsterlang.interpret.backend.postgres import STARTUP_LOCK, PgStore, connect
+from lobsterlang.interpret.backend.postgres import STARTUP_LOCK, PgStore, connect, pg_text
 from lobsterlang.interpret.backend.redact import redacted, scrubbed
 from lobsterlang.interpret.backend.workerlog import WorkerLog
 from lobsterlang.interpret.errors import UsageError
 from lobsterlang.interpret.state import BACKEND_ENV
-from lobsterlang.interpret.workflow.journal import event_line
 
 QUEUE = "lobster_runs"
 WORKFLOW = "lobster_run"
@@ -43,8 +42,9 @@ def queue_target() -> dict[str, str]:
 
 
 def enqueue(url: str, run_id: str, cwd: str, workflow_id: str | None = None,
-            events: Sequence[dict[str, Any]] = ()) -> None:
-    """Append `events` to run `run_id`'s journal and put the run on the queue, in one transaction.
+            lines: Sequence[str] = ()) -> None:
+    """Append events (`lines`, as `journal.event_line` writes them) to run `run_id`'s journal and put the run on the
+    queue, in one transaction.
 
     So a run is never shown `queued` without being on the queue (nor queued without its events).
     `workflow_id` names a continuation after a gate (default: the run id); DBOS queues one id once
@@ -59,9 +59,9 @@ def enqueue(url: str, run_id: str, cwd: str, workflow_id: str | None = None,
         client = DBOSClient(system_database_engine=engine)
         try:
             with engine.begin() as conn:
-                if events:
+                if lines:
                     conn.exec_driver_sql("INSERT INTO lobster.events (run_id, event) VALUES (%s, %s)",
-                                         [(run_id, event_line(e)) for e in events])
+                                         [(run_id, pg_text(line)) for line in lines])
                 client.enqueue_in_transaction(conn, {"queue_name": QUEUE, "workflow_name": WORKFLOW,
                                                      "workflow_id": workflow_id or run_id, "application_name": APP,
                                                      "app_version": __version__}, run_id, cwd)

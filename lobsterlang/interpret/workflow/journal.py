@@ -9,7 +9,11 @@ cancellation, so a completed step is always on disk before the next one starts. 
 with `started` but no `done` is uncertain. Inside a `for_each` or `parallel` step, each branch (one
 sub-step of one item, or one parallel branch) writes `branch_started` before its command and
 `branch_done` (its record) after it, so a resumed step runs only the branches that were not
-recorded. A `resumed` event after a gate inside a `pipeline:` step carries the `answer` (an `ask`'s
+recorded; a `parallel` step's `done` names its branches' records (`fromBranches`) rather than repeating them, and
+the `resumed` event after a gate inside a step names the records made inside it before the gate (`keptBranches`).
+Each record is written once: a halt's resume state names the records by digest (`recorddigest`), so the journal
+notes each record's digest as it serializes it (`EventJournal.shadow`). A `resumed` event after a gate inside a
+`pipeline:` step carries the `answer` (an `ask`'s
 response, or the items an approved `approve` stage passes on): the step continues after that stage,
 after a crash too. `done`,
 `branch_done` and `resumed` carry the run's LLM spend so far (`cost`), so a cost cap holds after
@@ -28,7 +32,7 @@ import sys
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +49,7 @@ from lobsterlang.interpret.statefiles import (
 )
 from lobsterlang.interpret.values import to_json_data
 from lobsterlang.interpret.workflow.engine import Hooks
+from lobsterlang.interpret.workflow.recorddigest import digests_of, record_text, text_digest
 from lobsterlang.interpret.workflow.refs import Record
 from lobsterlang.interpret.workflow.runlock import holder_pid
 
@@ -67,7 +72,11 @@ class EventJournal(Hooks):
 
     def __init__(self, run_id: str) -> None:
         self.run_id = run_id
-        self.pending: list[dict[str, Any]] = []
+        self.pending: list[str] = []
+        """Events queued, as the lines `flush` writes."""
+        self.shadow: RunLog | None = None
+        """The journal as a replay reads it, with each record's digest in its place (None: this journal was not
+        followed from its start, nor from a replay of it): a halt refers to the records it holds identically."""
         self.written = False
         self.lock = threading.RLock()
         """Held while events are queued or written: parallel branches journal from their threads."""
@@ -78,8 +87,30 @@ class EventJournal(Hooks):
         """Write one event (after the queued ones), durably."""
         with self.lock:
             if not self.over:
-                self.pending.append(event)
+                self.queue(event)
                 self.flush()
+
+    def queue(self, event: dict[str, Any]) -> None:
+        """Queue one event, written with the next `flush`; its records are serialized (and their digests noted) now."""
+        with self.lock:
+            view: dict[str, Any] = {}
+            self.pending.append(event_line(event, view))
+            if event.get("event") == "start":
+                self.shadow = replay(self.run_id, [view])
+            elif self.shadow is not None:
+                _apply(self.shadow, view)
+
+    def follow(self, log: RunLog) -> None:
+        """Continue the run `log` replays (read from this journal): its records' digests become the shadow's."""
+        self.shadow = shadow_of(log)
+
+    def written_results(self) -> dict[str, str] | None:
+        """The digests of the run's records as the journal holds them, by step id (None: not known)."""
+        return self.shadow.results if self.shadow is not None else None
+
+    def written_branches(self) -> dict[str, str] | None:
+        """The digests of the branch records the journal holds for the step that runs now, by branch key."""
+        return self.shadow.branches if self.shadow is not None else None
 
     def flush(self) -> None:
         """Write the queued events durably (sets `written` once anything was written)."""
@@ -112,8 +143,10 @@ class EventJournal(Hooks):
         """Queue the step's records; they are written with the next event, before anything else runs."""
         records = _records_of(step, results)
         with self.lock:
-            self.pending.append({"event": "done", "index": index, "step": step.id, "records": records, "last": last,
-                                 **_cost(spend)})
+            event = {"event": "done", "index": index, "step": step.id, "records": records, "last": last, **_cost(spend)}
+            if isinstance(step.action, ir.Parallel):  # its branches' records are written: the event names them
+                event["records"], event["fromBranches"] = self._unwritten(records, self.written_branches())
+            self.queue(event)
 
     def branch_started(self, index: int, step: ir.Step, key: str) -> None:
         self.append({"event": "branch_started", "index": index, "step": step.id, "branch": key})
@@ -134,12 +167,21 @@ class EventJournal(Hooks):
         event = {"event": "resumed", "index": index, "records": records, "last": last, **_cost(spend)}
         if answer is not None:
             event["answer"] = answer
-        if branches is not None:
-            event["branches"] = branches
         if answers:
             event["answers"] = answers
         with self.lock:
-            self.pending.append(event)
+            if branches is not None:  # those the journal holds as they are (the step's before its gate) are named
+                event["branches"], event["keptBranches"] = self._unwritten(branches, self.written_branches())
+            self.queue(event)
+
+    @staticmethod
+    def _unwritten(records: dict[str, Record], written: dict[str, str] | None) -> tuple[dict[str, Record], list[str]]:
+        """`records` split into those the journal does not hold as they are, and the keys of those it does."""
+        if not written:
+            return records, []
+        digests = digests_of({key: value for key, value in records.items() if key in written})
+        same = [key for key, digest in digests.items() if written[key] == digest]
+        return {key: value for key, value in records.items() if key not in same}, same
 
     def not_retried(self, index: int, step_id: str, calls: Sequence[str]) -> None:
         """The step that stopped the run failed after dispatching `calls`: `retry:` did not run it again."""
@@ -177,9 +219,48 @@ def _cost(spend: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return {"cost": [dict(entry) for entry in spend]} if spend else {}
 
 
-def event_line(event: dict[str, Any]) -> str:
-    """One event as a compact JSON line."""
-    return json.dumps(to_json_data(event), ensure_ascii=False, separators=(",", ":")) + "\n"
+RECORD_FIELDS = ("records", "branches", "record")
+"""The fields of an event that carry step records: a mapping of them by key, or (`record`) one."""
+
+
+def event_line(event: dict[str, Any], view: dict[str, Any] | None = None) -> str:
+    """One event as a compact JSON line; `view` receives the event with each record's digest in its place."""
+    plain = {name: value for name, value in event.items() if not _carries_records(name, value)}
+    parts = [_dumps(plain)[:-1]]
+    if view is not None:
+        view.update(plain)
+    for name in RECORD_FIELDS:
+        if _carries_records(name, event.get(name)):
+            text, digests = _records_text(event[name], single=name == "record")
+            parts.append(f',"{name}":{text}')
+            if view is not None:
+                view[name] = digests
+    return "".join(parts) + "}\n"
+
+
+def _carries_records(name: str, value: Any) -> bool:
+    return name in RECORD_FIELDS and isinstance(value, dict)
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(to_json_data(value), ensure_ascii=False, separators=(",", ":"))
+
+
+def _records_text(records: dict[str, Any], *, single: bool) -> tuple[str, Any]:
+    """The JSON text of a record (`single`) or of records by key, and the digest (or digests by key) of each."""
+    if single:
+        text = record_text(records)
+        return text, text_digest(text)
+    texts = {str(key): record_text(value) for key, value in records.items()}
+    body = ",".join(f"{json.dumps(key, ensure_ascii=False)}:{text}" for key, text in texts.items())
+    return "{" + body + "}", {key: text_digest(text) for key, text in texts.items()}
+
+
+def shadow_of(log: RunLog) -> RunLog:
+    """`log` with each record's digest in its place."""
+    carried = digests_of(log.carried, read_back=True) if log.carried is not None else None
+    return replace(log, results=digests_of(log.results, read_back=True), branches=digests_of(log.branches, read_back=True),
+                   carried=carried)
 
 
 class Journal(EventJournal):
@@ -204,7 +285,7 @@ class Journal(EventJournal):
                 return
             self.open()
             assert self._fd is not None
-            text = "".join(event_line(e) for e in self.pending)
+            text = "".join(self.pending)
             self.pending = []
             os.write(self._fd, text.encode("utf-8", "surrogatepass"))
             sync_data(self._fd)
@@ -275,7 +356,8 @@ class RunLog:
 
     run_id: str
     start: dict[str, Any]
-    results: dict[str, Record] = field(default_factory=dict)
+    results: dict[str, Any] = field(default_factory=dict)
+    """The step records by step id (in a shadow, `EventJournal.shadow`, their digests)."""
     next_index: int = 0
     last: str | None = None
     uncertain: tuple[int, str] | None = None
@@ -289,7 +371,7 @@ class RunLog:
     """How many times the uncertain step was started (each retry and each resume is one more)."""
     branch_journaled: bool = False
     """The uncertain step journals its branches (`for_each`, `parallel`)."""
-    branches: dict[str, Record] = field(default_factory=dict)
+    branches: dict[str, Any] = field(default_factory=dict)
     """The recorded branches of the uncertain step, by branch key."""
     open_branches: list[str] = field(default_factory=list)
     """Branches of the uncertain step that started and did not record their end."""
@@ -301,7 +383,7 @@ class RunLog:
     """The calls the uncertain step had dispatched when it failed and was not retried (None: it was not)."""
     answer: dict[str, Any] | None = None
     """The answer given at the gate inside the `pipeline:` step the run resumed at (`{step, stage, response | items}`)."""
-    carried: dict[str, Record] | None = None
+    carried: dict[str, Any] | None = None
     """The records inside the step the run resumed at after a gate inside it (the answer's too): kept when it starts."""
     carried_answers: dict[str, Any] = field(default_factory=dict)
     """The answers to `ask` and `approve` stages inside that step, by branch key (`{stage, response | items}`)."""
@@ -338,9 +420,11 @@ def read_journal(path: Path) -> RunLog | None:
     data = read_regular(str(path), MAX_STATE_BYTES)
     if data is None:
         return None
-    text = data.decode("utf-8", errors="replace")
-    for number, line in enumerate(text.splitlines(), 1):
-        event = _parse_event(line)
+    lines = data.split(b"\n")  # only at a newline: U+2028 and the like are written unescaped inside strings
+    if lines[-1] == b"":
+        lines.pop()
+    for number, raw in enumerate(lines, 1):
+        event = _parse_event(_decoded(raw))
         if isinstance(event, dict):
             events.append(event)
         else:
@@ -356,6 +440,14 @@ def replay(run_id: str, events: list[Any], skipped: list[str] | None = None) -> 
     for event in events[1:]:
         _apply(log, event)
     return log
+
+
+def _decoded(raw: bytes) -> str:
+    """A journal line as it was written (a lone surrogate, from output that was not UTF-8, is written as is)."""
+    try:
+        return raw.decode("utf-8", "surrogatepass")
+    except UnicodeDecodeError:
+        return raw.decode("utf-8", "replace")
 
 
 def _parse_event(line: str) -> dict[str, Any] | str:
@@ -395,6 +487,7 @@ def _apply(log: RunLog, event: dict[str, Any]) -> None:
     elif kind in ("branch_started", "branch_done"):
         _apply_branch(log, event)
     elif kind == "done":
+        log.results.update(_named(log.branches, event.get("fromBranches")))
         log.results.update(event.get("records") or {})
         log.next_index, log.last, log.last_done = event["index"] + 1, event.get("last"), event["step"]
         log.uncertain, log.halted, log.answer, log.carried, log.carried_answers = None, None, None, None, {}
@@ -410,8 +503,16 @@ def _apply(log: RunLog, event: dict[str, Any]) -> None:
         log.next_index, log.last = event["index"], event.get("last")
         answer, carried, answers = event.get("answer"), event.get("branches"), event.get("answers")
         log.answer = answer if isinstance(answer, dict) else None
-        log.carried = carried if isinstance(carried, dict) else None
+        kept = _named(log.branches, event.get("keptBranches"))
+        log.carried = {**kept, **carried} if isinstance(carried, dict) else (kept or None)
         log.carried_answers = answers if isinstance(answers, dict) else {}
+
+
+def _named(branches: dict[str, Any], keys: Any) -> dict[str, Any]:
+    """The branch records an event names by key (`fromBranches`, `keptBranches`): those the journal wrote before it."""
+    if not isinstance(keys, list):
+        return {}
+    return {key: branches[key] for key in keys if isinstance(key, str) and key in branches}
 
 
 def _apply_branch(log: RunLog, event: dict[str, Any]) -> None:

@@ -87,6 +87,7 @@ def _continue(log: RunLog, retry_step: bool, skip_step: bool, ctx: Any) -> Envel
     if not isinstance(workflow, ir.Workflow):
         raise WorkflowError("Invalid run journal")
     journal = backend_of(ctx.store).journal(log.run_id)
+    journal.follow(log)
     start = _start_index(log, workflow, journal, retry_step, skip_step)
     path = str(log.start.get("filePath"))
     if file_digest(path) != log.start.get("fileSha256"):
@@ -107,7 +108,7 @@ def _continue(log: RunLog, retry_step: bool, skip_step: bool, ctx: Any) -> Envel
     info = RunInfo(log.run_id, log.start.get("fileSha256"), opts.raw_args)
     pending = _pending_gate(frame, opts, journal, start)
     if pending is not None:
-        issued = save_halt(opts.store, frame, pending, info)
+        issued = save_halt(opts.store, frame, pending, info, journal)
         journal.halted(pending.index, pending.gate_id, issued.key, issued.expires_at)
         journal.close()
         return issued.envelope

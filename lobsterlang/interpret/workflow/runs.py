@@ -23,7 +23,7 @@ from lobsterlang.interpret.workflow.gategroup import forget_group, group_of
 from lobsterlang.interpret.workflow.gates import approver_of, check_approver, check_response
 from lobsterlang.interpret.workflow.journal import EventJournal, new_run_id
 from lobsterlang.interpret.workflow.runlock import RunBusy, hold_run
-from lobsterlang.interpret.workflow.session import RunInfo, Stored, file_digest, read_state, save_halts
+from lobsterlang.interpret.workflow.session import RunInfo, Stored, file_digest, read_state, save_halts, take_journaled
 from lobsterlang.interpret.workflow.stores import backend_of, handoff_of
 
 
@@ -65,7 +65,7 @@ def drive(frame: Frame, opts: Options, journal: EventJournal, info: RunInfo, sta
             journal.finish()
         raise
     if outcome.halt is not None:
-        envelope, issued = save_halts(opts.store, frame, outcome.halt, info, opts.children)
+        envelope, issued = save_halts(opts.store, frame, outcome.halt, info, journal, opts.children)
         gates = [{"step": gate_path(g.path), "stateKey": i.key} for g, i in zip(outcome.halt.group, issued, strict=False)]
         journal.halted(outcome.halt.index, outcome.halt.gate_id, issued[0].key, issued[0].expires_at, gates)
         journal.close()
@@ -219,6 +219,7 @@ def _stored_ir(state: dict[str, Any]) -> Any:
 
 def _continue(stored: Stored, decision: Any, ctx: Any, claim: Claim, state_key: str, run_id: str) -> Envelope:
     store: StateStore = ctx.store
+    journal = _followed(stored, claim, state_key, run_id, store)
     try:
         apply_decision(stored, decision, ctx.env)
     except WorkflowUsageError as exc:
@@ -226,7 +227,6 @@ def _continue(stored: Stored, decision: Any, ctx: Any, claim: Claim, state_key: 
         return error_envelope("parse_error", str(exc))
     warn_if_changed(stored, sys.stderr)
     if group_of(stored):  # one of several gates pending at once: the run goes on once all are answered
-        journal = backend_of(store).journal(run_id)
         try:
             waiting = gategroup_answer(store, stored, run_id, journal)
         except StateIntegrityError:
@@ -242,7 +242,6 @@ def _continue(stored: Stored, decision: Any, ctx: Any, claim: Claim, state_key: 
     opts = Options(mode="tool", raw_args=bool(stored.extra.get("rawArgs")), store=store, cancel=ctx.cancel,
                    children=stored.children)
     info = RunInfo(run_id, stored.extra.get("fileSha256"), opts.raw_args, (*_superseded(stored), state_key))
-    journal = backend_of(store).journal(run_id)
     gate = stored.gate_id or ""
     stage = stored.pipeline_stage
     if stored.nested is not None:  # the step the gate is in runs again: what it recorded replays, the rest runs
@@ -262,6 +261,22 @@ def _continue(stored: Stored, decision: Any, ctx: Any, claim: Claim, state_key: 
     if handoff is not None and handoff.wants_worker(store, run_id, ctx.env):  # a detached run: the rest goes to workers
         return handoff.hand_off(store, journal, state_key, ctx.cwd, lambda: _forget(store, claim, stored, state_key), claim.put_back)
     return _drive_resumed(frame, opts, journal, info, stored, last, claim, state_key)
+
+
+def _followed(stored: Stored, claim: Claim, state_key: str, run_id: str, store: StateStore) -> EventJournal:
+    """The run's journal, continued from where it stands, with the records the state names there put in (the state is
+    put back when they cannot be)."""
+    backend = backend_of(store)
+    journal = backend.journal(run_id)
+    try:
+        log = backend.read_run(run_id)
+        if log is not None:
+            journal.follow(log)
+        take_journaled(stored, state_key, log, journal.shadow)
+    except StateIntegrityError:
+        claim.put_back()
+        raise
+    return journal
 
 
 def _drive_resumed(frame: Frame, opts: Options, journal: EventJournal, info: RunInfo, stored: Stored, last: str | None,

@@ -5,21 +5,28 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lobsterlang import ir
 from lobsterlang.digits import whole_number
 from lobsterlang.interpret import gatestate
 from lobsterlang.interpret.envelope import Envelope, needs_approval_envelope, needs_input_envelope, with_pending
+from lobsterlang.interpret.errors import StateIntegrityError
 from lobsterlang.interpret.state import StateStore, now_iso
 from lobsterlang.interpret.tokens import WORKFLOW_KIND
 from lobsterlang.interpret.values import stringify, to_json_data
 from lobsterlang.interpret.workflow.context import Answer, Frame
 from lobsterlang.interpret.workflow.engine import Halt
 from lobsterlang.interpret.workflow.errors import WorkflowError
+from lobsterlang.interpret.workflow.recorddigest import is_reference, reference, resolve
 from lobsterlang.syntax.source import read_source
 
+if TYPE_CHECKING:
+    from lobsterlang.interpret.workflow.journal import EventJournal, RunLog
+
 STATE_PREFIX = "workflow_resume"
+RECORDS = "records"
+"""The `lobsterlang` section's key for the step records when the journal holds them (in place of `steps`)."""
 NESTED = "nested"
 """The `lobsterlang` section's key for a gate inside a step: `{step, path, key, leaf, kept, record, stage, …}`."""
 PIPELINE_INPUT = "pipeline_command"
@@ -49,16 +56,16 @@ class RunInfo:
 
 
 def halt_state(frame: Frame, halt: Halt, info: RunInfo, children: Mapping[str, ir.Workflow] | None = None,
-               group: list[dict[str, str]] | None = None) -> dict[str, Any]:
-    """The resume state written at a gate (the reference's fields plus a `lobsterlang` section)."""
+               group: list[dict[str, str]] | None = None, journal: EventJournal | None = None) -> dict[str, Any]:
+    """The resume state written at a gate (the reference's fields plus a `lobsterlang` section); the step records, and
+    those made inside the step a nested gate is in, are named by digest when `journal` holds them as they are."""
     from lobsterlang.ir_codec import to_json
 
-    state: dict[str, Any] = {
-        "filePath": frame.path,
-        "resumeAtIndex": halt.resume_index,
-        "steps": to_json_data(frame.results),
-        "args": to_json_data(frame.args),
-    }
+    journaled = reference(frame.results, journal.written_results()) if journal is not None and frame.results else None
+    state: dict[str, Any] = {"filePath": frame.path, "resumeAtIndex": halt.resume_index}
+    if journaled is None:
+        state["steps"] = to_json_data(frame.results)
+    state["args"] = to_json_data(frame.args)
     if halt.stage is not None and not halt.is_input:  # an `approve` stage: the items that reached it continue
         state.update(approvalStepId=halt.step.id, approvalIdentity=to_json_data(halt.identity),
                      pipelineApproval={"resumeAtIndex": halt.stage, "items": to_json_data(halt.request.get("items", []))})
@@ -77,10 +84,14 @@ def halt_state(frame: Frame, halt: Halt, info: RunInfo, children: Mapping[str, i
         "ir": to_json(frame.workflow), "fileSha256": info.digest, "runId": info.run_id, "rawArgs": info.raw_args,
         "cost": frame.spend,
     }
+    if journaled is not None:
+        state["lobsterlang"][RECORDS] = journaled
     if halt.nested is not None:
+        kept = halt.kept or {}
+        written = journal.written_branches() if journal is not None and kept else None
         state["lobsterlang"][NESTED] = to_json_data({
             "step": halt.step.id, "path": list(halt.nested.path), "key": halt.nested.key, "leaf": halt.nested.step.id,
-            "kept": halt.kept or {}, "record": halt.nested.record,
+            "kept": reference(kept, written) or kept, "record": halt.nested.record,
             "workflows": {path: to_json(child) for path, child in (children or {}).items()},
             "digests": {path: file_digest(path) for path in children or {}},
             "shown": shown_request(halt), "group": group or [], "stage": halt.nested.stage,
@@ -138,18 +149,19 @@ class Issued:
     expires_at: str
 
 
-def save_halt(store: StateStore, frame: Frame, halt: Halt, info: RunInfo,
+def save_halt(store: StateStore, frame: Frame, halt: Halt, info: RunInfo, journal: EventJournal | None,
               children: Mapping[str, ir.Workflow] | None = None, key: str | None = None,
               group: list[dict[str, str]] | None = None) -> Issued:
-    """Write the sealed state, issue the signed token (and approval id) and build the envelope; `children`: the
-    sub-workflows the run loaded (stored with a gate inside a step: the resume runs them as they were); `key` and
-    `group`: the gate is one of several pending at once (`{path, key, stateKey}` each)."""
+    """Write the sealed state, issue the signed token (and approval id) and build the envelope; `journal`: the run's
+    (the state names the records it holds); `children`: the sub-workflows the run loaded (stored with a gate inside a
+    step: the resume runs them as they were); `key` and `group`: the gate is one of several pending at once
+    (`{path, key, stateKey}` each)."""
     limit = envelope_limit(frame.base_env)
     approval = gate_step(halt).approval
     ttl = gatestate.approval_ttl(frame.base_env, gate_expiry(approval.value) if approval is not None else None)
     signer = gatestate.signer_for(store)
     key = key or store.new_state_key(STATE_PREFIX)
-    state = halt_state(frame, halt, info, children, group)
+    state = halt_state(frame, halt, info, children, group, journal)
     request = shown_request(halt)
     bound = gatestate.binding(WORKFLOW_KIND, key, info.run_id, halt.gate_id, state["lobsterlang"]["ir"], request, ttl)
     token, approval_id = gatestate.issue(store, signer, key, state, bound, approval=not halt.is_input)
@@ -163,17 +175,17 @@ def save_halt(store: StateStore, frame: Frame, halt: Halt, info: RunInfo,
     return Issued(needs_approval_envelope(request, token, approval_id), key, expires_at)
 
 
-def save_halts(store: StateStore, frame: Frame, halt: Halt, info: RunInfo,
+def save_halts(store: StateStore, frame: Frame, halt: Halt, info: RunInfo, journal: EventJournal | None,
                children: Mapping[str, ir.Workflow] | None = None) -> tuple[Envelope, list[Issued]]:
     """Make a halt durable: one gate, or every gate of a group (parallel branches), each with its own sealed state,
     token and approval id; the envelope shows the first and, for a group, lists them all (`pendingGates`)."""
     if len(halt.group) <= 1:
-        issued = save_halt(store, frame, halt, info, children)
+        issued = save_halt(store, frame, halt, info, journal, children)
         return issued.envelope, [issued]
     keys = [store.new_state_key(STATE_PREFIX) for _ in halt.group]
     group = [{"path": " > ".join(g.path), "key": g.key, "stateKey": k} for g, k in zip(halt.group, keys, strict=True)]
-    made = [save_halt(store, frame, replace(halt, nested=g, request=g.request, identity=g.identity), info, children,
-                      key, group) for g, key in zip(halt.group, keys, strict=True)]
+    made = [save_halt(store, frame, replace(halt, nested=g, request=g.request, identity=g.identity), info, journal,
+                      children, key, group) for g, key in zip(halt.group, keys, strict=True)]
     return with_pending([m.envelope for m in made]), made
 
 
@@ -251,14 +263,36 @@ def read_state(state: Any) -> Stored:
     try:
         section = state.get("lobsterlang")
         workflow = from_json(section["ir"]) if isinstance(section, dict) else _reference_workflow(state)
-        stored = Stored(workflow, str(state["filePath"]), int(state["resumeAtIndex"]), dict(state["steps"]),
-                        dict(state["args"]), state)
+        journaled = is_reference(section.get(RECORDS)) if isinstance(section, dict) else False
+        steps = {} if journaled and "steps" not in state else state["steps"]
+        stored = Stored(workflow, str(state["filePath"]), int(state["resumeAtIndex"]), dict(steps), dict(state["args"]),
+                        state)
     except (KeyError, TypeError, ValueError):
         raise WorkflowError("Invalid workflow resume state") from None
     if not isinstance(workflow, ir.Workflow) or not _gate_at(workflow, stored):
         raise WorkflowError("Invalid workflow resume state")
     stored.children = _children(stored.nested)
     return stored
+
+
+def take_journaled(stored: Stored, key: str, log: RunLog | None, shadow: RunLog | None) -> None:
+    """Put in the records the state names in the run's journal (`log`, and `shadow`: its digests): the step records,
+    and those made inside the step a nested gate is in; `StateIntegrityError` when the journal is gone or its copy is
+    not the one the gate was issued with."""
+    records = stored.extra.get(RECORDS)
+    if is_reference(records) and "steps" not in stored.state:
+        stored.results = _journaled(records, key, log.results if log else None, shadow.results if shadow else None)
+    nested = stored.nested
+    if nested is not None and is_reference(nested.get("kept")):
+        nested["kept"] = _journaled(nested["kept"], key, log.branches if log else None, shadow.branches if shadow else None)
+
+
+def _journaled(ref: Any, key: str, records: dict[str, Any] | None, digests: dict[str, Any] | None) -> dict[str, Any]:
+    found = resolve(ref, records, digests) if records is not None and digests is not None else None
+    if found is None:
+        raise StateIntegrityError(f"Resume state {key} keeps its step records in the run's journal, which is gone or "
+                                  "was modified; nothing ran")
+    return found
 
 
 def _children(nested: dict[str, Any] | None) -> dict[str, ir.Workflow]:
