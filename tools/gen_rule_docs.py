@@ -41,7 +41,7 @@ WHY: dict[str, str] = {
     "L108": "A step's result holds `stdout`, `json` (the output parsed as JSON), `id`, and `skipped`, `error`, "
     "`errorMessage` when they apply. Any other field (`$fetch.result`, `$fetch.output`, `$fetch.exitCode`) is "
     "undefined: both runtimes render it as empty text, and a condition on it is never true. Approval and input "
-    "steps have fields of their own (compile checks those).",
+    "steps, branches and loop sub-steps have fields of their own (compile checks those: S121).",
     "L201": "The reference validates command names only when the stage runs, so earlier stages (and earlier "
     "steps) have already had their effects when `Unknown command` stops the run. A near-typo of a command "
     "(`sortt`) is an error with the command meant; a name far from every command (`mail.search`, `copilot`) is "

@@ -202,6 +202,20 @@ def test_a_field_no_step_has_is_always_empty() -> None:
     assert codes(text) == ["L108", "L108"]
 
 
+@pytest.mark.parametrize("nest", [
+    "  - id: each\n    for_each: $a.json\n    steps:\n{gates}      - id: use\n        run: echo {refs}\n        when: $approve.approved\n",
+    "  - id: both\n    parallel:\n      branches:\n{gates}  - id: use\n    run: echo {refs}\n    when: $approve.approved\n",
+], ids=["loop", "branch"])
+def test_the_fields_of_a_gate_inside_a_loop_or_a_branch_are_known(nest: str) -> None:
+    """Not L108 (a result without `approvedBy`) nor L104 (a step without approval): the nested gate has them."""
+    indent = "      " if "for_each" in nest else "        "
+    gates = (f"{indent}- id: approve\n{indent}  approval: Go?\n"
+             f"{indent}- id: ask\n{indent}  input: {{prompt: Why?, responseSchema: {{type: object}}}}\n")
+    body = nest.format(gates=gates, refs="$approve.approvedBy $approve.initiatedBy $ask.subject")
+    found = codes(f"steps:\n  - id: a\n    run: echo '[1]'\n{body}")
+    assert found == ["L302"], found  # `$ask.subject` is pasted raw, but no L108 nor L104
+
+
 # 9. side effects behind other words
 @pytest.mark.parametrize(("script", "why"), [
     ("openclaw message send --to ops --text hi", "openclaw message send"),
