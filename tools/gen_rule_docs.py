@@ -49,7 +49,9 @@ WHY: dict[str, str] = {
     "`extra-commands` (names or globs, any flags) or `[command-flags]` (a command and the only flags it takes) in "
     "the lint configuration, and they are known.",
     "L202": "The reference parses any `--flag`; a command ignores flags it does not know. A misspelt flag "
-    "therefore does nothing, silently (`head --count 5` still yields 10 items).",
+    "therefore does nothing, silently (`head --count 5` still yields 10 items). lobsterlang refuses the pipeline "
+    "before any stage runs (`head has no flag --count`), so there the step fails. The finding says which of the "
+    "two happens under the configured `target`.",
     "L203": "Commands check their required arguments only at run time (`groupBy requires --key`, "
     "`exec requires a command`).",
     "L204": "The reference's argument parser gives a `--flag` the next word as its value unless that word starts "

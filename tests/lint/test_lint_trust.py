@@ -168,6 +168,15 @@ def test_declared_commands_flags_and_functions() -> None:
     assert sorted(codes(FORK.replace("--unread", "--unred"), flags)) == ["L201", "L202", "X001"]
 
 
+@pytest.mark.parametrize(("config", "effect"), [
+    (LOBSTERLANG, "lobsterlang refuses the pipeline before any stage runs"), (REFERENCE, "the reference CLI ignores it"),
+], ids=["lobsterlang", "reference"])
+def test_an_unknown_flag_says_what_the_target_runtime_does_with_it(config: Config, effect: str) -> None:
+    text = "steps:\n  - id: top\n    pipeline: exec --json --shell 'echo [1]' | head --nn 5\n"
+    [found] = [d for d in lint(text, config) if d.code == "L202"]
+    assert (found.message, found.hint) == (f"`head` has no flag `--nn`; {effect}", "did you mean `--n`?")
+
+
 def test_the_configuration_keys_are_checked() -> None:
     config = from_table({"extra-commands": ["copilot", "ado.*"], "command-flags": {"teams.send": ["--channel"]},
                          "condition-functions": ["length"]}, "x")
