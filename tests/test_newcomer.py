@@ -262,6 +262,59 @@ def test_what_gate_steps_have(ref: str, ok: bool) -> None:
     assert ("S121" not in codes) == ok, codes
 
 
+NESTED_TYPOS = {
+    "loop": ("steps:\n  - id: files\n    run: echo '[1]'\n  - id: each\n    for_each: $files.json\n    steps:\n"
+             "      - id: approve\n        approval: Delete it?\n      - id: rm\n        run: echo rm\n"
+             "        when: $approve.aproved\n"),
+    "branch": ("steps:\n  - id: both\n    parallel:\n      branches:\n        - id: approve\n          approval: Go?\n"
+               "        - id: b\n          run: echo b\n  - id: after\n    run: echo after\n    when: $approve.aproved\n"),
+}
+
+
+@pytest.mark.parametrize("where", sorted(NESTED_TYPOS))
+def test_a_gate_field_typo_inside_a_loop_or_a_branch_is_s121_too(where: str, work: Path, capsys: Capture) -> None:
+    from lobsterlang.compile import compile_workflow
+
+    text = NESTED_TYPOS[where]
+    [found] = [d for d in compile_workflow(text, "t.lobster").diagnostics if d.code == "S121"]
+    assert found.message == "`$approve.aproved` is always empty: approval step `approve` has no field `aproved`"
+    assert found.hint == "did you mean `$approve.approved`?"
+    (work / "t.lobster").write_text(text)
+    assert main(["lint", "t.lobster"]) == 1
+    out = capsys.readouterr().out
+    assert f"t.lobster:{found.span.line}:{found.span.col}: S121" in out and "L108" not in out
+    assert main(["run", "t.lobster"]) == 1
+    assert "did you mean `$approve.approved`?" in capsys.readouterr().err
+    main(["lint", "--fix", "t.lobster"])
+    assert (work / "t.lobster").read_text() == text.replace("$approve.aproved", "$approve.approved")
+
+
+SCOPES = ("steps:\n  - id: approve\n    approval: Go?\n  - id: ask\n    input: {{prompt: Why?, responseSchema: {{type: object}}}}\n"
+          "  - id: each\n    for_each: $approve.json\n    item_var: ask\n    steps:\n"
+          "      - id: early\n        run: echo {early}\n"
+          "      - id: approve\n        input: {{prompt: Which?, responseSchema: {{type: object}}}}\n"
+          "      - id: late\n        run: echo {late}\n      - id: sub\n        approval: Sure?\n"
+          "  - id: both\n    parallel:\n      branches:\n        - id: pick\n          input: {{prompt: Which?}}\n"
+          "        - id: b\n          run: echo {branch}\n"
+          "  - id: after\n    run: echo {after}\n")
+
+
+@pytest.mark.parametrize("place, ref, ok", [
+    ("early", "$approve.approvedBy", True), ("early", "$approve.response", False), ("early", "$ask.json.x", True),
+    ("late", "$approve.response", True), ("late", "$approve.approvedBy", False), ("late", "$ask.json", True),
+    ("late", "$sub.aproved", True), ("after", "$sub.aproved", True), ("after", "$pick.respons", False),
+    ("after", "$pick.response", True), ("branch", "$approve.aproved", False), ("branch", "$ask.subject", True),
+])
+def test_a_reference_is_checked_against_what_its_id_means_where_it_is_read(place: str, ref: str, ok: bool) -> None:
+    """Inside a loop an id is a sub-step before it, else the loop's item or index, else a step or a branch of the run;
+    a loop's sub-steps are not seen after the loop, nor a later sub-step before it is reached."""
+    from lobsterlang.compile import compile_workflow
+
+    text = SCOPES.format(**{p: ref if p == place else "x" for p in ("early", "late", "branch", "after")})
+    codes = [d.code for d in compile_workflow(text, "t.lobster").diagnostics]
+    assert ("S121" not in codes) == ok, codes
+
+
 # ── 30.9: the dry run shows gates as gates and the args' values ──
 
 PLAN_FLOW = """args:

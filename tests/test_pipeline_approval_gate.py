@@ -5,13 +5,12 @@ the step as an approval gate, and lint reports it only for files written for the
 
 from __future__ import annotations
 
-import io
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 import pytest
+from gate_runs import ledger, on_terminal, tool
 from helpers import write_file
 
 from lobsterlang.cli import main
@@ -19,6 +18,7 @@ from lobsterlang.compile import compile_workflow
 from lobsterlang.graph import render_graph
 from lobsterlang.query.outline import describe
 
+__all__ = ["ledger"]  # the fixture (gate_runs.py), used by name
 Capture = pytest.CaptureFixture[str]
 APPROVES = """steps:
   - id: first
@@ -45,27 +45,15 @@ LOOP = """steps:
 """
 
 
-@pytest.fixture
-def ledger(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("LOBSTER_STATE_DIR", str(tmp_path / "state"))
-    monkeypatch.setenv("LEDGER", str(tmp_path / "ledger"))
-    return tmp_path / "ledger"
-
-
-def _tool(args: list[str], capsys: Capture) -> tuple[int, dict[str, Any]]:
-    code = main(args)
-    return code, json.loads(capsys.readouterr().out)
-
-
 def _approve(envelope: dict[str, Any], decision: str, capsys: Capture) -> tuple[int, dict[str, Any]]:
-    return _tool(["resume", "--token", envelope["requiresApproval"]["resumeToken"], "--approve", decision], capsys)
+    return tool(["resume", "--token", envelope["requiresApproval"]["resumeToken"], "--approve", decision], capsys)
 
 
 def test_approving_continues_the_pipeline_after_the_stage_with_the_same_items(
     tmp_path: Path, ledger: Path, capsys: Capture,
 ) -> None:
     path = write_file(tmp_path, "w.lobster", APPROVES)
-    code, halted = _tool(["run", "--mode", "tool", "--file", str(path)], capsys)
+    code, halted = tool(["run", "--mode", "tool", "--file", str(path)], capsys)
     request = halted["requiresApproval"]
     assert code == 0 and halted["status"] == "needs_approval", halted
     assert request["prompt"] == "Delete these?" and request["items"] == [{"id": 7}, {"id": 8}]
@@ -79,7 +67,7 @@ def test_approving_continues_the_pipeline_after_the_stage_with_the_same_items(
 
 def test_rejecting_cancels_and_the_stages_after_the_gate_never_run(tmp_path: Path, ledger: Path, capsys: Capture) -> None:
     path = write_file(tmp_path, "w.lobster", APPROVES)
-    _, halted = _tool(["run", "--mode", "tool", "--file", str(path)], capsys)
+    _, halted = tool(["run", "--mode", "tool", "--file", str(path)], capsys)
     code, cancelled = _approve(halted, "no", capsys)
     assert code == 0 and cancelled["status"] == "cancelled", cancelled
     assert ledger.read_text() == "first\nlisted\n"
@@ -90,7 +78,7 @@ def test_the_approver_identity_rules_apply(tmp_path: Path, ledger: Path, capsys:
                                            monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LOBSTER_APPROVAL_REQUIRED_APPROVER", "alice")
     path = write_file(tmp_path, "w.lobster", APPROVES)
-    _, halted = _tool(["run", "--mode", "tool", "--file", str(path)], capsys)
+    _, halted = tool(["run", "--mode", "tool", "--file", str(path)], capsys)
     assert halted["requiresApproval"]["requiredApprover"] == "alice"
     monkeypatch.setenv("LOBSTER_APPROVAL_APPROVED_BY", "bob")
     code, refused = _approve(halted, "yes", capsys)
@@ -104,20 +92,20 @@ def test_inside_a_sub_workflow_it_halts_the_whole_run(tmp_path: Path, ledger: Pa
     write_file(tmp_path, "child.lobster", CHILD)
     path = write_file(tmp_path, "w.lobster", "steps:\n  - id: call\n    workflow: child.lobster\n"
                                              "  - id: after\n    stdin: $call.json\n    run: cat\n")
-    _, halted = _tool(["run", "--mode", "tool", "--file", str(path)], capsys)
+    _, halted = tool(["run", "--mode", "tool", "--file", str(path)], capsys)
     request = halted["requiresApproval"]
     assert request["path"] == "call > review" and request["items"] == [1, 2], halted
     code, done = _approve(halted, "yes", capsys)
     assert code == 0 and done["output"] == [{"n": 1}, {"n": 2}], done
     assert ledger.read_text() == "listed\n"
-    _, halted = _tool(["run", "--mode", "tool", "--file", str(path)], capsys)
+    _, halted = tool(["run", "--mode", "tool", "--file", str(path)], capsys)
     _, cancelled = _approve(halted, "no", capsys)
     assert cancelled["status"] == "cancelled", cancelled
 
 
 def test_inside_a_loop_it_asks_once_per_item(tmp_path: Path, ledger: Path, capsys: Capture) -> None:
     path = write_file(tmp_path, "w.lobster", LOOP)
-    _, first = _tool(["run", "--mode", "tool", "--file", str(path)], capsys)
+    _, first = tool(["run", "--mode", "tool", "--file", str(path)], capsys)
     assert first["requiresApproval"]["path"] == "loop[0] > ship" and first["requiresApproval"]["items"] == [1], first
     _, second = _approve(first, "yes", capsys)
     assert second["requiresApproval"]["path"] == "loop[1] > ship" and second["requiresApproval"]["items"] == [2], second
@@ -137,7 +125,7 @@ def test_inside_a_parallel_branch_it_halts_the_whole_run(tmp_path: Path, ledger:
         - id: us
           run: echo us >> "$LEDGER"
 """)
-    _, halted = _tool(["run", "--mode", "tool", "--file", str(path)], capsys)
+    _, halted = tool(["run", "--mode", "tool", "--file", str(path)], capsys)
     assert halted["requiresApproval"]["path"] == "fan > eu" and halted["requiresApproval"]["items"] == [5], halted
     _, done = _approve(halted, "yes", capsys)
     assert done["status"] == "ok" and done["output"] == [{"eu": {"eu": 5}}], done
@@ -171,25 +159,16 @@ def test_two_branches_halt_together_and_the_run_goes_on_once_both_are_approved(
     branch = "        - id: {0}\n          pipeline: exec --json --shell 'echo {0} >> \"$LEDGER\"; echo \"[{1}]\"' | approve --prompt {0}? | map --wrap {0}\n"
     path = write_file(tmp_path, "w.lobster", "steps:\n  - id: fan\n    parallel:\n      branches:\n"
                       + branch.format("eu", 5) + branch.format("us", 6))
-    _, halted = _tool(["run", "--mode", "tool", "--file", str(path)], capsys)
+    _, halted = tool(["run", "--mode", "tool", "--file", str(path)], capsys)
     eu, us = halted["pendingGates"]
     assert (eu["path"], eu["items"], us["path"], us["items"]) == ("fan > eu", [5], "fan > us", [6]), halted
-    _, waiting = _tool(["resume", "--token", us["resumeToken"], "--approve", "yes"], capsys)
+    _, waiting = tool(["resume", "--token", us["resumeToken"], "--approve", "yes"], capsys)
     assert waiting["status"] == "needs_approval" and waiting["requiresApproval"]["path"] == "fan > eu", waiting
-    _, done = _tool(["resume", "--token", eu["resumeToken"], "--approve", "yes"], capsys)
+    _, done = tool(["resume", "--token", eu["resumeToken"], "--approve", "yes"], capsys)
     assert done["output"] == [{"eu": {"eu": 5}, "us": {"us": 6}}], done
     assert sorted(ledger.read_text().splitlines()) == ["eu", "us"]
 
 
 def test_on_a_terminal_the_stage_asks_in_place(tmp_path: Path, ledger: Path) -> None:
-    from lobsterlang.interpret.process import Cancellation
-    from lobsterlang.interpret.workflow.context import Frame, Options
-    from lobsterlang.interpret.workflow.engine import Runner
-
-    path = write_file(tmp_path, "w.lobster", APPROVES)
-    workflow = compile_workflow(APPROVES, str(path)).ir
-    assert workflow is not None
-    shown = io.StringIO()
-    opts = Options(mode="human", interactive=True, prompt_in=io.StringIO("y\n"), prompt_out=shown)
-    outcome = Runner(Frame(workflow, str(path), {}, dict(os.environ), str(tmp_path), Cancellation()), opts).run()
-    assert outcome.status == "ok" and outcome.output == ["gone"] and shown.getvalue().endswith("Delete these? [y/N] ")
+    outcome, shown = on_terminal(write_file(tmp_path, "w.lobster", APPROVES), "y\n")
+    assert outcome.status == "ok" and outcome.output == ["gone"] and shown.endswith("Delete these? [y/N] ")

@@ -3,13 +3,11 @@ the step's pipeline after that stage, and the plan, the graph and the editor sho
 
 from __future__ import annotations
 
-import io
 import json
-import os
 from pathlib import Path
-from typing import Any
 
 import pytest
+from gate_runs import ledger, on_terminal, tool
 from helpers import write_file
 
 from lobsterlang import ir
@@ -18,6 +16,7 @@ from lobsterlang.compile import compile_workflow
 from lobsterlang.graph import render_graph
 from lobsterlang.query.outline import describe, symbols
 
+__all__ = ["ledger"]  # the fixture (gate_runs.py), used by name
 Capture = pytest.CaptureFixture[str]
 ASKS = """steps:
   - id: fetch
@@ -30,28 +29,16 @@ ASKS = """steps:
 """
 
 
-@pytest.fixture
-def ledger(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("LOBSTER_STATE_DIR", str(tmp_path / "state"))
-    monkeypatch.setenv("LEDGER", str(tmp_path / "ledger"))
-    return tmp_path / "ledger"
-
-
-def _tool(args: list[str], capsys: Capture) -> tuple[int, dict[str, Any]]:
-    code = main(args)
-    return code, json.loads(capsys.readouterr().out)
-
-
 def test_the_answer_continues_the_pipeline_after_the_gate_without_running_earlier_stages(
     tmp_path: Path, ledger: Path, capsys: Capture,
 ) -> None:
     path = write_file(tmp_path, "w.lobster", ASKS)
-    code, halted = _tool(["run", "--mode", "tool", "--file", str(path)], capsys)
+    code, halted = tool(["run", "--mode", "tool", "--file", str(path)], capsys)
     request = halted["requiresInput"]
     assert code == 0 and halted["status"] == "needs_input"
     assert request["prompt"] == "Keep it?" and request["subject"] == {"text": '{"id":7}'}
     assert ledger.read_text() == "ran\n"
-    code, done = _tool(["resume", "--token", request["resumeToken"], "--response-json", '{"decision":"approve"}'], capsys)
+    code, done = tool(["resume", "--token", request["resumeToken"], "--response-json", '{"decision":"approve"}'], capsys)
     assert code == 0 and done["output"] == ["kept=approve"]
     assert ledger.read_text() == "ran\n"  # the stage before the gate did not run again
 
@@ -64,31 +51,23 @@ def test_a_run_interrupted_after_the_answer_continues_after_the_gate(tmp_path: P
     pipeline: ask --prompt 'Go?' | exec --stdin json --json --shell 'cat; [ -e {mark} ] || {{ touch {mark}; exec sleep 30; }}'
     timeout_ms: 500
 """)
-    _, halted = _tool(["run", "--mode", "tool", "--file", str(path)], capsys)
+    _, halted = tool(["run", "--mode", "tool", "--file", str(path)], capsys)
     token = halted["requiresInput"]["resumeToken"]
-    code, failed = _tool(["resume", "--token", token, "--response-json", '{"decision":"approve"}'], capsys)
+    code, failed = tool(["resume", "--token", token, "--response-json", '{"decision":"approve"}'], capsys)
     assert code == 1 and failed["error"]["message"] == "Step 'review' timed out after 500ms"
     assert main(["runs", "--json"]) == 0
     [row] = json.loads(capsys.readouterr().out)
     assert row["uncertainStep"] == "review" and row["waitingGate"] is None
-    code, done = _tool(["resume", "--run", row["id"], "--retry-step"], capsys)
+    code, done = tool(["resume", "--run", row["id"], "--retry-step"], capsys)
     assert code == 0 and done["status"] == "ok" and done["output"] == [{"decision": "approve"}]
 
 
 def test_human_mode_without_a_terminal_halts_and_on_a_terminal_ask_asks(tmp_path: Path, ledger: Path, capsys: Capture) -> None:
-    from lobsterlang.interpret.process import Cancellation
-    from lobsterlang.interpret.workflow.context import Frame, Options
-    from lobsterlang.interpret.workflow.engine import Runner
-
     path = write_file(tmp_path, "w.lobster", ASKS)
     assert main(["run", "--file", str(path)]) == 0
     assert json.loads(capsys.readouterr().out)["status"] == "needs_input"
-    workflow = compile_workflow(ASKS, str(path)).ir
-    assert workflow is not None
-    shown = io.StringIO()
-    opts = Options(mode="human", interactive=True, prompt_in=io.StringIO("reject\n"), prompt_out=shown)
-    outcome = Runner(Frame(workflow, str(path), {}, dict(os.environ), str(tmp_path), Cancellation()), opts).run()
-    assert outcome.status == "ok" and outcome.output == ["kept=reject"] and shown.getvalue() == "Keep it?\n> "
+    outcome, shown = on_terminal(path, "reject\n")
+    assert outcome.status == "ok" and outcome.output == ["kept=reject"] and shown == "Keep it?\n> "
 
 
 @pytest.mark.parametrize(
@@ -106,7 +85,7 @@ def test_an_ask_inside_a_step_halts_the_whole_run_and_names_its_path(
     """The reference fails the step; lobsterlang halts there (docs/workflows.md, "Gates anywhere")."""
     write_file(tmp_path, "child.lobster", "steps:\n  - id: q\n    pipeline: ask --prompt Go?\n")
     file = write_file(tmp_path, "w.lobster", "steps:\n  - id: a\n    run: echo '[1]'\n" + steps)
-    code, envelope = _tool(["run", "--mode", "tool", "--file", str(file)], capsys)
+    code, envelope = tool(["run", "--mode", "tool", "--file", str(file)], capsys)
     assert code == 0 and envelope["status"] == "needs_input" and envelope["requiresInput"]["path"] == path, envelope
 
 

@@ -41,7 +41,7 @@ WHY: dict[str, str] = {
     "L108": "A step's result holds `stdout`, `json` (the output parsed as JSON), `id`, and `skipped`, `error`, "
     "`errorMessage` when they apply. Any other field (`$fetch.result`, `$fetch.output`, `$fetch.exitCode`) is "
     "undefined: both runtimes render it as empty text, and a condition on it is never true. Approval and input "
-    "steps have fields of their own (compile checks those).",
+    "steps, branches and loop sub-steps have fields of their own (compile checks those: S121).",
     "L201": "The reference validates command names only when the stage runs, so earlier stages (and earlier "
     "steps) have already had their effects when `Unknown command` stops the run. A near-typo of a command "
     "(`sortt`) is an error with the command meant; a name far from every command (`mail.search`, `copilot`) is "
@@ -49,7 +49,9 @@ WHY: dict[str, str] = {
     "`extra-commands` (names or globs, any flags) or `[command-flags]` (a command and the only flags it takes) in "
     "the lint configuration, and they are known.",
     "L202": "The reference parses any `--flag`; a command ignores flags it does not know. A misspelt flag "
-    "therefore does nothing, silently (`head --count 5` still yields 10 items).",
+    "therefore does nothing, silently (`head --count 5` still yields 10 items). lobsterlang refuses the pipeline "
+    "before any stage runs (`head has no flag --count`), so there the step fails. The finding says which of the "
+    "two happens under the configured `target`.",
     "L203": "Commands check their required arguments only at run time (`groupBy requires --key`, "
     "`exec requires a command`).",
     "L204": "The reference's argument parser gives a `--flag` the next word as its value unless that word starts "

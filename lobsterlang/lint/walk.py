@@ -26,8 +26,8 @@ class Unit:
     """
 
     __slots__ = (
-        "action", "arg_refs", "condition_nodes", "cwd", "data_refs", "env", "id", "id_span", "index", "kind", "loop", "position",
-        "span", "stdin", "step", "templates", "when",
+        "action", "arg_refs", "condition_nodes", "cwd", "data_refs", "env", "gate", "id", "id_span", "index", "kind", "loop",
+        "position", "span", "stdin", "step", "templates", "when",
     )
 
     id: str
@@ -37,6 +37,8 @@ class Unit:
     env: tuple[ir.EnvVar, ...] | None
     cwd: ir.Template | None
     when: ir.Condition | None
+    gate: Literal["approval", "input"] | None
+    """What gate it is itself (`approval:` or `input:`; `step` is the top-level step that owns it)."""
     step: ir.Step
     index: int
     position: int
@@ -56,6 +58,7 @@ class Unit:
                  position: int = 0, loop: ir.ForEach | None = None) -> None:
         self.id, self.kind, self.action, self.stdin = node.id, kind, node.action, node.stdin
         self.env, self.cwd, self.when, self.step = node.env, node.cwd, when, step
+        self.gate = "approval" if node.approval is not None else "input" if node.input is not None else None
         self.index, self.position, self.loop = index, position, loop
         self.span, self.id_span = node.span, node.id_span
         self.templates = templates(self)

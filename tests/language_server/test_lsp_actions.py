@@ -181,3 +181,20 @@ def apply_lsp_edit(text: str, edit: types.TextEdit) -> str:
     start = sum(map(len, lines[: edit.range.start.line])) + edit.range.start.character
     end = sum(map(len, lines[: edit.range.end.line])) + edit.range.end.character
     return text[:start] + edit.new_text + text[end:]
+
+
+def test_a_gate_field_typo_inside_a_loop_is_shown_and_fixed_after_an_edit() -> None:
+    """S121 on a loop's own approval sub-step, in a version whose other steps the server compiled before."""
+    text = ("steps:\n  - id: files\n    run: echo '[1]'\n  - id: each\n    for_each: $files.json\n    steps:\n"
+            "      - id: approve\n        approval: Delete it?\n      - id: rm\n        run: echo rm\n"
+            "        when: $approve.approved\n")
+    documents, first = analysis_of(text)
+    assert "S121" not in {d.code for d in documents.findings(first)}
+    typo = text.replace("$approve.approved", "$approve.aproved")
+    later = documents.analysis(first.uri, typo, 2)
+    [finding] = [d for d in documents.findings(later) if d.code == "S121"]
+    assert finding.span.line == 11 and finding.hint == "did you mean `$approve.approved`?"
+    [action] = fix_actions(later, [finding], CAPS)
+    assert action.title == "read `$approve.approved`" and action.edit is not None and action.edit.changes is not None
+    [edit] = action.edit.changes[later.uri]
+    assert apply_lsp_edit(typo, edit) == text

@@ -168,6 +168,15 @@ def test_declared_commands_flags_and_functions() -> None:
     assert sorted(codes(FORK.replace("--unread", "--unred"), flags)) == ["L201", "L202", "X001"]
 
 
+@pytest.mark.parametrize(("config", "effect"), [
+    (LOBSTERLANG, "lobsterlang refuses the pipeline before any stage runs"), (REFERENCE, "the reference CLI ignores it"),
+], ids=["lobsterlang", "reference"])
+def test_an_unknown_flag_says_what_the_target_runtime_does_with_it(config: Config, effect: str) -> None:
+    text = "steps:\n  - id: top\n    pipeline: exec --json --shell 'echo [1]' | head --nn 5\n"
+    [found] = [d for d in lint(text, config) if d.code == "L202"]
+    assert (found.message, found.hint) == (f"`head` has no flag `--nn`; {effect}", "did you mean `--n`?")
+
+
 def test_the_configuration_keys_are_checked() -> None:
     config = from_table({"extra-commands": ["copilot", "ado.*"], "command-flags": {"teams.send": ["--channel"]},
                          "condition-functions": ["length"]}, "x")
@@ -200,6 +209,20 @@ def test_sh_c_of_a_quoted_heredoc_is_constant() -> None:
 def test_a_field_no_step_has_is_always_empty() -> None:
     text = "steps:\n  - id: a\n    run: echo hi\n  - id: b\n    run: echo $a.result $a.output\n"
     assert codes(text) == ["L108", "L108"]
+
+
+@pytest.mark.parametrize("nest", [
+    "  - id: each\n    for_each: $a.json\n    steps:\n{gates}      - id: use\n        run: echo {refs}\n        when: $approve.approved\n",
+    "  - id: both\n    parallel:\n      branches:\n{gates}  - id: use\n    run: echo {refs}\n    when: $approve.approved\n",
+], ids=["loop", "branch"])
+def test_the_fields_of_a_gate_inside_a_loop_or_a_branch_are_known(nest: str) -> None:
+    """Not L108 (a result without `approvedBy`) nor L104 (a step without approval): the nested gate has them."""
+    indent = "      " if "for_each" in nest else "        "
+    gates = (f"{indent}- id: approve\n{indent}  approval: Go?\n"
+             f"{indent}- id: ask\n{indent}  input: {{prompt: Why?, responseSchema: {{type: object}}}}\n")
+    body = nest.format(gates=gates, refs="$approve.approvedBy $approve.initiatedBy $ask.subject")
+    found = codes(f"steps:\n  - id: a\n    run: echo '[1]'\n{body}")
+    assert found == ["L302"], found  # `$ask.subject` is pasted raw, but no L108 nor L104
 
 
 # 9. side effects behind other words

@@ -71,16 +71,24 @@ def known_stages(ctx: LintContext) -> tuple[Known, ...]:
     return tuple([(stage, spec, _TABLES[spec.name], flags(stage)) for stage, spec in ctx.known_stages])
 
 
+_UNKNOWN_FLAG = {
+    "lobsterlang": "lobsterlang refuses the pipeline before any stage runs",
+    "reference": "the reference CLI ignores it",
+}
+"""What each target runtime does with a flag its command does not take (`interpret.pipeline.stages.check_flags`)."""
+
+
 @rule("L202", "unknown-flag", Severity.ERROR, "a flag that the command does not accept", per_step=True)
 def unknown_flag(ctx: LintContext) -> Iterator[Diagnostic]:
     yield from _declared_flags(ctx)
+    effect = _UNKNOWN_FLAG[ctx.target]
     for _, spec, table, given in ctx.shared(known_stages):
         for flag in given:
             if flag.name not in table.flags:
                 names = [n for f in spec.flags for n in (f.name, *f.aliases)]
                 close = get_close_matches(flag.name, names, n=1)
                 hint = f"did you mean `--{close[0]}`?" if close else f"`lobster help {spec.name}` lists its flags"
-                yield ctx.diag("L202", flag.name_span, f"`{spec.name}` has no flag `--{flag.name}`; the command ignores it", hint)
+                yield ctx.diag("L202", flag.name_span, f"`{spec.name}` has no flag `--{flag.name}`; {effect}", hint)
 
 
 def _declared_flags(ctx: LintContext) -> Iterator[Diagnostic]:

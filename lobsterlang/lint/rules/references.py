@@ -138,7 +138,7 @@ def unknown_field(ctx: LintContext, unit: Unit, ref: ir.StepRef, targets: list[U
     """Whether `ref` reads a field no record of its (non-gate) step has: always empty in both runtimes."""
     if not targets or ref.field in RECORD_FIELDS:
         return False
-    return not any(t.step.approval is not None or t.step.input is not None for t in targets if t.kind == "step")
+    return not any(t.gate is not None for t in targets)
 
 
 @rule("L108", "unknown-step-field", Severity.ERROR, "a `$step.field` reference to a field that a step's result never has")
@@ -184,7 +184,7 @@ def approved_not_approval(ctx: LintContext) -> Iterator[Diagnostic]:
     for _, ref, field, targets in ctx.shared(resolved_refs):
         if ref.path[0] != "approved" or not targets:
             continue
-        if not any(t.kind == "step" and t.step.approval is not None for t in targets):
+        if not any(t.gate == "approval" for t in targets):
             yield ctx.diag("L104", ref.span, f"`{ref.text}` is always false: step `{ref.step}` has no approval ({field})",
                            f"add `approval:` to step `{ref.step}`, or reference the approval step that gates it")
 
