@@ -29,13 +29,19 @@ def installed(folder: Path) -> bool:
 
 
 def install(folder: Path, timeout: float = 900) -> subprocess.CompletedProcess[str] | None:
-    """`npm ci` in `folder` unless done; one at a time per folder across threads and processes (None: nothing to do)."""
+    """`npm ci` in `folder` unless done; one at a time per folder across threads and processes (None: nothing to do).
+
+    npm inherits the locked file, so the lock lasts as long as npm does: a test session that ends (or is killed)
+    while its background install runs leaves npm holding it, and the next session waits for that npm instead of
+    starting a second one in the same folder (which failed with ENOTEMPTY).
+    """
     with (folder / "package.json").open() as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         if installed(folder):
             return None
         return subprocess.run([str(shutil.which("npm")), "ci", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts"],
-                              cwd=folder, capture_output=True, text=True, timeout=timeout, check=False)
+                              cwd=folder, capture_output=True, text=True, timeout=timeout, check=False,
+                              pass_fds=(handle.fileno(),))
 
 
 def start_in_background() -> list[str]:
