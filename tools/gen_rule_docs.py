@@ -145,7 +145,8 @@ WHY: dict[str, str] = {
     "effects: a preview (`--dry-run`, `--preview`, `--plan`…, or the step a later `--execute` step repeats), a POST "
     "that only computes (a model's completion, a search, a GraphQL query). Pipelines: `gog.gmail.send`, "
     "`openclaw.invoke --action send…` or such an `exec`. `approval:` on the same step does not count: the step "
-    "runs first and asks afterwards",
+    "runs first and asks afterwards. In a `for_each` loop, an approval sub-step gates the sub-steps after it (it asks, "
+    "or halts the run, for each item before they run)",
     "L402": "An approval with no step after it and nothing to hand on halts the run and then resumes into "
     "nothing: it approves no action and no data. A last approval that shows data (its `stdin:`, `items`, `preview` "
     "or its own command's output) is a final review gate: the caller receives the run's output only once it is "

@@ -145,6 +145,33 @@ def test_words_in_arguments_strings_comments_and_heredocs_are_not_effects(script
     assert "L401" not in codes(text)
 
 
+LOOP_GATE = """\
+steps:
+  - id: items
+    run: echo '["a@example.com"]'
+  - id: loop
+    for_each: $items.json
+    item_var: to
+    steps:
+      - id: {first}
+        {first_body}
+      - id: {second}
+        {second_body}
+"""
+ASK = "approval: Send it?"
+SEND = 'run: curl -X POST -d "$to" https://example.com/send'
+
+
+def test_an_approval_sub_step_gates_the_effects_after_it_in_its_loop() -> None:
+    """Gates anywhere: the loop's approval sub-step halts the run (or asks) for each item before the item's later
+    sub-steps run, so the effect after it is gated; one before it is not."""
+    gated = LOOP_GATE.format(first="ok", first_body=ASK, second="send", second_body=SEND)
+    assert compile_workflow(gated, "f.lobster").ok
+    assert "L401" not in codes(gated)
+    ungated = LOOP_GATE.format(first="send", first_body=SEND, second="ok", second_body=ASK)
+    assert ("L401", 9) in findings(ungated)
+
+
 @pytest.mark.parametrize(
     ("script", "why"),
     [

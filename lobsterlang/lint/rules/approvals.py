@@ -72,14 +72,21 @@ def unapproved_side_effect(ctx: LintContext) -> Iterator[Diagnostic]:
     if ctx.workflow is None:
         return
     for unit, why in ctx.side_effects.items():
-        if gate_before(ctx, unit) is not None:
+        if gate_before(ctx, unit) is not None or _loop_gate_before(unit):
             continue
-        own = unit.kind == "step" and unit.step.approval is not None
+        own = unit.step.approval is not None if unit.kind == "step" else unit.gate == "approval"
         message = f"step `{unit.id}` {why} with no approval step before it"
         if own:
             message += "; its own `approval:` is asked only after the command has run"
         yield ctx.diag("L401", effect_site(ctx, unit), message,
                        f"add a step before it with `approval:` and `stdin:` showing what `{unit.id}` will act on")
+
+
+def _loop_gate_before(unit: Unit) -> bool:
+    """Whether an approval sub-step comes before `unit` in its loop: it asks (or halts the run) for each item before
+    the item's later sub-steps run."""
+    earlier = unit.loop.steps[: unit.position] if unit.kind == "substep" and unit.loop is not None else ()
+    return any(sub.approval is not None for sub in earlier)
 
 
 def _hands_on(gate: Unit) -> bool:
