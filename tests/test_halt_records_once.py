@@ -229,3 +229,21 @@ def test_a_lone_surrogate_in_resume_state_is_stored_and_read_back(work: Path, ca
     code, envelope = approve(envelope["requiresApproval"]["resumeToken"], capsys)
     assert (code, envelope["status"]) == (0, "ok"), envelope
     assert (work / "got").read_text() == '["x\\udcffy"]'
+
+
+def test_every_gate_of_a_group_names_the_same_records(work: Path, capsys: Capture) -> None:
+    """Two gates pending at once (two gated branches): each state names the journal's records (digested once)."""
+    text = BRANCHES.replace("        - id: gate\n          approval: Ship it?\n",
+                            "        - id: gate\n          approval: Ship it?\n        - id: gate2\n          approval: Sure?\n")
+    assert text != BRANCHES
+    (work / "flow.lobster").write_text(text)
+    code, envelope = cli(["run", "--mode", "tool", "flow.lobster"], capsys)
+    assert (code, envelope["status"]) == (0, "needs_approval"), envelope
+    states = [json.loads(p.read_text()) for p in (work / "state").glob("workflow_resume_*.json")]
+    assert len(states) == 2 and all(s["steps"] == {} for s in states)  # no step finished: nothing to name
+    assert states[0][SECTION]["nested"]["kept"] == states[1][SECTION]["nested"]["kept"]
+    assert sorted(states[0][SECTION]["nested"]["kept"]["keys"]) == ["a", "b"] and marks(work, "a") == 2
+    for pending in envelope["pendingGates"]:
+        code, answered = approve(pending["resumeToken"], capsys)
+        assert code == 0, answered
+    assert answered["status"] == "needs_approval"  # at `second`, after both were answered

@@ -16,7 +16,7 @@ from lobsterlang.interpret.workflow.journal import EventJournal, RunLog
 from lobsterlang.interpret.workflow.retry import policy
 from lobsterlang.interpret.workflow.runlock import hold_run
 from lobsterlang.interpret.workflow.runs import drive
-from lobsterlang.interpret.workflow.session import RunInfo, file_digest, save_halt
+from lobsterlang.interpret.workflow.session import Journaled, RunInfo, file_digest, save_halt
 from lobsterlang.interpret.workflow.stores import backend_of, handoff_of
 
 
@@ -108,7 +108,7 @@ def _continue(log: RunLog, retry_step: bool, skip_step: bool, ctx: Any) -> Envel
     info = RunInfo(log.run_id, log.start.get("fileSha256"), opts.raw_args)
     pending = _pending_gate(frame, opts, journal, start)
     if pending is not None:
-        issued = save_halt(opts.store, frame, pending, info, journal)
+        issued = save_halt(opts.store, frame, pending, info, Journaled.of(frame, pending, journal))
         journal.halted(pending.index, pending.gate_id, issued.key, issued.expires_at)
         journal.close()
         return issued.envelope

@@ -55,15 +55,33 @@ class RunInfo:
     superseded: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class Journaled:
+    """What of a halt's records the run's journal holds as they are: references to store instead of the records."""
+
+    records: dict[str, Any] | None = None
+    """The step records' reference (None: stored inline)."""
+    kept: dict[str, Any] | None = None
+    """The reference to the records made inside the step a nested gate is in (None: stored inline)."""
+
+    @classmethod
+    def of(cls, frame: Frame, halt: Halt, journal: EventJournal | None) -> Journaled:
+        """Digest the records once per halt (every gate of a group names the same ones)."""
+        if journal is None:
+            return cls()
+        kept = halt.kept or {}
+        return cls(reference(frame.results, journal.written_results()) if frame.results else None,
+                   reference(kept, journal.written_branches()) if halt.nested is not None and kept else None)
+
+
 def halt_state(frame: Frame, halt: Halt, info: RunInfo, children: Mapping[str, ir.Workflow] | None = None,
-               group: list[dict[str, str]] | None = None, journal: EventJournal | None = None) -> dict[str, Any]:
+               group: list[dict[str, str]] | None = None, journaled: Journaled = Journaled()) -> dict[str, Any]:
     """The resume state written at a gate (the reference's fields plus a `lobsterlang` section); the step records, and
-    those made inside the step a nested gate is in, are named by digest when `journal` holds them as they are."""
+    those made inside the step a nested gate is in, are named by digest where `journaled` has a reference."""
     from lobsterlang.ir_codec import to_json
 
-    journaled = reference(frame.results, journal.written_results()) if journal is not None and frame.results else None
     state: dict[str, Any] = {"filePath": frame.path, "resumeAtIndex": halt.resume_index}
-    if journaled is None:
+    if journaled.records is None:
         state["steps"] = to_json_data(frame.results)
     state["args"] = to_json_data(frame.args)
     if halt.stage is not None and not halt.is_input:  # an `approve` stage: the items that reached it continue
@@ -84,14 +102,12 @@ def halt_state(frame: Frame, halt: Halt, info: RunInfo, children: Mapping[str, i
         "ir": to_json(frame.workflow), "fileSha256": info.digest, "runId": info.run_id, "rawArgs": info.raw_args,
         "cost": frame.spend,
     }
-    if journaled is not None:
-        state["lobsterlang"][RECORDS] = journaled
+    if journaled.records is not None:
+        state["lobsterlang"][RECORDS] = journaled.records
     if halt.nested is not None:
-        kept = halt.kept or {}
-        written = journal.written_branches() if journal is not None and kept else None
         state["lobsterlang"][NESTED] = to_json_data({
             "step": halt.step.id, "path": list(halt.nested.path), "key": halt.nested.key, "leaf": halt.nested.step.id,
-            "kept": reference(kept, written) or kept, "record": halt.nested.record,
+            "kept": journaled.kept or halt.kept or {}, "record": halt.nested.record,
             "workflows": {path: to_json(child) for path, child in (children or {}).items()},
             "digests": {path: file_digest(path) for path in children or {}},
             "shown": shown_request(halt), "group": group or [], "stage": halt.nested.stage,
@@ -149,19 +165,19 @@ class Issued:
     expires_at: str
 
 
-def save_halt(store: StateStore, frame: Frame, halt: Halt, info: RunInfo, journal: EventJournal | None,
+def save_halt(store: StateStore, frame: Frame, halt: Halt, info: RunInfo, journaled: Journaled,
               children: Mapping[str, ir.Workflow] | None = None, key: str | None = None,
               group: list[dict[str, str]] | None = None) -> Issued:
-    """Write the sealed state, issue the signed token (and approval id) and build the envelope; `journal`: the run's
-    (the state names the records it holds); `children`: the sub-workflows the run loaded (stored with a gate inside a
-    step: the resume runs them as they were); `key` and `group`: the gate is one of several pending at once
-    (`{path, key, stateKey}` each)."""
+    """Write the sealed state, issue the signed token (and approval id) and build the envelope; `journaled`: the
+    records the run's journal holds (the state names them); `children`: the sub-workflows the run loaded (stored with
+    a gate inside a step: the resume runs them as they were); `key` and `group`: the gate is one of several pending at
+    once (`{path, key, stateKey}` each)."""
     limit = envelope_limit(frame.base_env)
     approval = gate_step(halt).approval
     ttl = gatestate.approval_ttl(frame.base_env, gate_expiry(approval.value) if approval is not None else None)
     signer = gatestate.signer_for(store)
     key = key or store.new_state_key(STATE_PREFIX)
-    state = halt_state(frame, halt, info, children, group, journal)
+    state = halt_state(frame, halt, info, children, group, journaled)
     request = shown_request(halt)
     bound = gatestate.binding(WORKFLOW_KIND, key, info.run_id, halt.gate_id, state["lobsterlang"]["ir"], request, ttl)
     token, approval_id = gatestate.issue(store, signer, key, state, bound, approval=not halt.is_input)
@@ -179,12 +195,13 @@ def save_halts(store: StateStore, frame: Frame, halt: Halt, info: RunInfo, journ
                children: Mapping[str, ir.Workflow] | None = None) -> tuple[Envelope, list[Issued]]:
     """Make a halt durable: one gate, or every gate of a group (parallel branches), each with its own sealed state,
     token and approval id; the envelope shows the first and, for a group, lists them all (`pendingGates`)."""
+    journaled = Journaled.of(frame, halt, journal)
     if len(halt.group) <= 1:
-        issued = save_halt(store, frame, halt, info, journal, children)
+        issued = save_halt(store, frame, halt, info, journaled, children)
         return issued.envelope, [issued]
     keys = [store.new_state_key(STATE_PREFIX) for _ in halt.group]
     group = [{"path": " > ".join(g.path), "key": g.key, "stateKey": k} for g, k in zip(halt.group, keys, strict=True)]
-    made = [save_halt(store, frame, replace(halt, nested=g, request=g.request, identity=g.identity), info, journal,
+    made = [save_halt(store, frame, replace(halt, nested=g, request=g.request, identity=g.identity), info, journaled,
                       children, key, group) for g, key in zip(halt.group, keys, strict=True)]
     return with_pending([m.envelope for m in made]), made
 
