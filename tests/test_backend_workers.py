@@ -378,3 +378,47 @@ def test_a_run_id_on_a_database_no_worker_used_is_not_found(argv: list[str], tmp
     code = main(argv)
     out, err = capsys.readouterr()
     assert code == 2 and "Run rnoworker0001 not found" in out + err and "Traceback" not in out + err, (out, err)
+
+
+PAUSING = """steps:
+  - id: s1
+    run: echo s1 >> "$LEDGER"
+  - id: s2
+    run: echo s2 >> "$LEDGER"; echo $$ > "$SLEEPER"; until [ -e "$RELEASE" ]; do sleep 0.05; done
+  - id: s3
+    run: echo s3 >> "$LEDGER"
+"""
+
+
+def _heartbeat_of(url: str, pid: int) -> bool:
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        row = conn.execute("SELECT count(*) FROM lobster.workers WHERE executor_id LIKE %s", (f"%-{pid}",)).fetchone()
+    return bool(row and row[0])
+
+
+@pytest.mark.slow
+def test_a_worker_paused_past_its_lease_keeps_its_run_and_its_result(tmp_path: Path, pg_url: str) -> None:  # noqa: F811
+    """A worker whose heartbeat stops while it is alive (stopped, or starved on a busy machine) loses its lease: another
+    worker takes its row and tries its run, which the paused one still holds. Each step runs once, and the run's
+    result is the one the paused worker finishes with, not the other's refusal."""
+    env, first, run_id = queued_on_a_worker(tmp_path, pg_url, PAUSING)
+    wait_for(lambda: hung(tmp_path), 60, "s2 to run on the first worker")
+    first.send_signal(signal.SIGSTOP)
+    second = start_worker(env, tmp_path / "w2.log")
+    try:
+        wait_for(lambda: not _heartbeat_of(pg_url, first.pid), 90, "the second worker to take the paused one's lease")
+        wait_for(lambda: f"run {run_id}: taken" in (tmp_path / "w2.log").read_text(), 60, "the second worker to take the run")
+        first.send_signal(signal.SIGCONT)
+        (tmp_path / "release").touch()
+        wait_for(lambda: not unfinished(env), 60, "the first worker to finish its run")
+        final = json.loads(lobster(env, "resume", "--run", run_id).stdout)
+    finally:
+        first.send_signal(signal.SIGCONT)
+        (tmp_path / "release").touch()
+        for worker in (first, second):
+            worker.send_signal(signal.SIGTERM)
+            worker.wait(timeout=60)
+    assert ledger(tmp_path / "ledger") == Counter({"s1": 1, "s2": 1, "s3": 1})
+    assert final["ok"] and final["status"] == "ok", (final, (tmp_path / "w2.log").read_text()[-2000:])

@@ -96,19 +96,46 @@ def final_envelope(store: PgStore, run_id: str) -> dict[str, Any] | None:
     return dict(output) if isinstance(output, dict) else None
 
 
-def continue_run(url: str, run_id: str, cwd: str) -> dict[str, Any]:
-    """Continue run `run_id` from its journal in this process; the envelope as plain data."""
+RESULT_PREFIX = "worker_result_"
+"""The key (with the DBOS workflow id) under which a worker keeps the envelope an execution of a run ended with."""
+
+
+def continue_run(url: str, run_id: str, cwd: str, execution: str, stop: threading.Event | None = None) -> dict[str, Any]:
+    """Continue run `run_id` from its journal in this process; the envelope as plain data.
+
+    `execution` is the DBOS workflow id this continues. A worker whose heartbeat stopped while it lived (stopped, or
+    starved on a busy machine) loses its lease, and another takes the execution over while the first still holds the
+    run; the one taking over waits for the holder to let go and ends with the envelope the holder kept under the
+    execution's key (the holder's own result can no longer be recorded by DBOS: the execution moved), so the run's
+    result is what really happened, not a refusal.
+    """
     from lobsterlang.interpret.pipeline.frontend import make_context
     from lobsterlang.interpret.workflow.recover import resume_run
 
     env = {**os.environ, BACKEND_ENV: url}
     ctx = make_context("tool", env, cwd if os.path.isdir(cwd) else os.getcwd())
+    store = ctx.store
+    assert isinstance(store, PgStore)  # BACKEND_ENV names the database
     try:
-        envelope = resume_run(run_id, None, False, False, ctx)
+        if _waited_for_holder(store, run_id, stop):
+            kept = store.read(RESULT_PREFIX + execution)
+            if isinstance(kept, dict):
+                return kept
+        envelope = dict(resume_run(run_id, None, False, False, ctx))
+        store.write(RESULT_PREFIX + execution, envelope)
     finally:
-        if isinstance(ctx.store, PgStore):
-            ctx.store.close()
-    return dict(envelope)
+        store.close()
+    return envelope
+
+
+def _waited_for_holder(store: PgStore, run_id: str, stop: threading.Event | None) -> bool:
+    """Wait while another process holds run `run_id`; whether one did."""
+    waited, pause = False, stop or threading.Event()
+    while store.backend.holders([run_id]):
+        waited = True
+        if pause.wait(POLL_S):
+            break
+    return waited
 
 
 def logged_run(log: WorkerLog, run_id: str, cwd: str, run: Callable[[str, str], dict[str, Any]]) -> dict[str, Any]:
@@ -123,12 +150,13 @@ def logged_run(log: WorkerLog, run_id: str, cwd: str, run: Callable[[str, str], 
     return envelope
 
 
-def _register(url: str, log: WorkerLog) -> None:
+def _register(url: str, log: WorkerLog, stop: threading.Event) -> None:
     from dbos import DBOS
 
     @DBOS.step(name="lobster_continue", retries_allowed=False)
     def lobster_continue(run_id: str, cwd: str) -> dict[str, Any]:
-        return logged_run(log, run_id, cwd, lambda r, c: continue_run(url, r, c))
+        execution = str(DBOS.workflow_id)
+        return logged_run(log, run_id, cwd, lambda r, c: continue_run(url, r, c, execution, stop))
 
     @DBOS.workflow(name=WORKFLOW)
     def lobster_run(run_id: str, cwd: str) -> dict[str, Any]:
@@ -149,7 +177,7 @@ def serve(url: str, stop: threading.Event | None = None, grace_s: int = 30, log:
         conn.close()
         return  # stopped while another worker was starting
     try:  # DBOS creates its tables on a fresh database: one worker at a time
-        _register(url, log)
+        _register(url, log, stop)
         DBOS(config={"name": APP, "system_database_url": url, "executor_id": executor_id,
                      "application_version": __version__, "log_level": os.environ.get("LOBSTER_WORKER_LOG", "WARNING")})
         DBOS.launch()
