@@ -320,7 +320,7 @@ GATES = ("steps:\n  - id: approve\n    approval: Go?\n"
 RENDERED_TYPOS = {
     "step env": GATES + "  - id: b\n    run: echo \"$GO\"\n    env:\n      GO: $approve.aproved\n",
     "workflow env": "env:\n  GO: $approve.aproved\n" + GATES + "  - id: b\n    run: echo \"$GO\"\n",
-    "pipeline": GATES + "  - id: b\n    pipeline: exec --json echo '$approve.aproved'\n",
+    "pipeline": GATES + "  - id: b\n    pipeline: exec echo '$approve.aproved'\n",
     "workflow path": GATES + "  - id: b\n    workflow: $ask.respons.flow\n",
     "workflow_args": GATES + "  - id: b\n    workflow: child.lobster\n    workflow_args:\n      ok: $approve.aproved\n",
     "branch env": GATES + ("  - id: both\n    parallel:\n      branches:\n        - id: b\n          run: echo \"$GO\"\n"
@@ -352,6 +352,24 @@ def test_a_gate_field_typo_wherever_the_run_renders_it_is_s121(place: str, work:
     assert f"at line {found.span.line}, column {found.span.col}; did you mean `{meant}" in capsys.readouterr().err
     main(["lint", "--fix", "t.lobster"])
     assert (work / "t.lobster").read_text() == text.replace(typo, meant)
+
+
+def test_the_run_renders_gate_fields_where_s121_reads_them(work: Path) -> None:
+    """What S121 checks is what the run reads: env values and single-quoted `run:` and `pipeline:` text are rendered,
+    a gate's field as its value and a field it never has as nothing (so the check is no false alarm)."""
+    from lobsterlang.compile import compile_workflow
+    from lobsterlang.interpret.process import Cancellation
+    from lobsterlang.interpret.workflow.context import Frame, Options
+    from lobsterlang.interpret.workflow.engine import Runner
+
+    text = ("env:\n  W: $approve.approved/$approve.aproved\nsteps:\n  - id: approve\n    approval: Go?\n"
+            "  - id: b\n    run: echo \"$W $E\" '$approve.approved/$approve.aproved'\n    env:\n      E: $approve.approved/$approve.aproved\n"
+            "  - id: p\n    pipeline: exec echo '$b.stdout $approve.approved/$approve.aproved'\n")
+    compiled = compile_workflow(text, "d.lobster")
+    assert compiled.ir is not None and [d.code for d in compiled.diagnostics if d.code == "S121"] == ["S121"] * 4
+    opts = Options(mode="human", interactive=True, prompt_in=io.StringIO("y\n"), prompt_out=io.StringIO())
+    outcome = Runner(Frame(compiled.ir, "d.lobster", {}, dict(os.environ), str(work), Cancellation()), opts).run()
+    assert outcome.output == ["true/ true/ true/", " true/"]
 
 
 NOT_READ = GATES + ("  - id: again\n    approval:\n      prompt: Really $approve.aproved?\n      preview: $approve.aproved\n"
