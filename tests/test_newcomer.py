@@ -315,6 +315,98 @@ def test_a_reference_is_checked_against_what_its_id_means_where_it_is_read(place
     assert ("S121" not in codes) == ok, codes
 
 
+GATES = ("steps:\n  - id: approve\n    approval: Go?\n"
+         "  - id: ask\n    input: {prompt: Which flow?, responseSchema: {type: object}}\n")
+RENDERED_TYPOS = {
+    "step env": GATES + "  - id: b\n    run: echo \"$GO\"\n    env:\n      GO: $approve.aproved\n",
+    "workflow env": "env:\n  GO: $approve.aproved\n" + GATES + "  - id: b\n    run: echo \"$GO\"\n",
+    "pipeline": GATES + "  - id: b\n    pipeline: exec echo '$approve.aproved'\n",
+    "workflow path": GATES + "  - id: b\n    workflow: $ask.respons.flow\n",
+    "workflow_args": GATES + "  - id: b\n    workflow: child.lobster\n    workflow_args:\n      ok: $approve.aproved\n",
+    "branch env": GATES + ("  - id: both\n    parallel:\n      branches:\n        - id: b\n          run: echo \"$GO\"\n"
+                           "          env:\n            GO: $approve.aproved\n"),
+    "loop env": GATES + ("  - id: each\n    for_each: $approve.json\n    env:\n      GO: $approve.aproved\n    steps:\n"
+                         "      - id: b\n        run: echo \"$GO\"\n"),
+    "sub-step env": GATES + ("  - id: each\n    for_each: $approve.json\n    steps:\n      - id: sure\n        approval: Sure?\n"
+                             "      - id: b\n        run: echo \"$GO\"\n        env:\n          GO: $sure.aproved\n"),
+}
+"""A gate field misspelt where the run renders it against the run's results, beyond conditions, stdin and shell text."""
+
+
+@pytest.mark.parametrize("place", sorted(RENDERED_TYPOS))
+def test_a_gate_field_typo_wherever_the_run_renders_it_is_s121(place: str, work: Path, capsys: Capture) -> None:
+    """`env:` values (the workflow's, a step's, a branch's, a loop's, a sub-step's), `pipeline:` text, a `workflow:`
+    path and its `workflow_args` are rendered like `run:` text: a misspelt gate field there is silently empty."""
+    from lobsterlang.compile import compile_workflow
+
+    text = RENDERED_TYPOS[place]
+    typo, meant = {"workflow path": ("$ask.respons", "$ask.response"), "sub-step env": ("$sure.aproved", "$sure.approved")}.get(
+        place, ("$approve.aproved", "$approve.approved"))
+    [found] = [d for d in compile_workflow(text, "t.lobster").diagnostics if d.code == "S121"]
+    assert found.span.start == text.index(typo) and found.hint is not None and found.hint.startswith(f"did you mean `{meant}")
+    (work / "t.lobster").write_text(text)
+    assert main(["lint", "t.lobster"]) == 1
+    out = capsys.readouterr().out
+    assert f"t.lobster:{found.span.line}:{found.span.col}: S121" in out and "L108" not in out
+    assert main(["run", "t.lobster"]) == 1
+    assert f"at line {found.span.line}, column {found.span.col}; did you mean `{meant}" in capsys.readouterr().err
+    main(["lint", "--fix", "t.lobster"])
+    assert (work / "t.lobster").read_text() == text.replace(typo, meant)
+
+
+def test_the_run_renders_gate_fields_where_s121_reads_them(work: Path) -> None:
+    """What S121 checks is what the run reads: env values and single-quoted `run:` and `pipeline:` text are rendered,
+    a gate's field as its value and a field it never has as nothing (so the check is no false alarm)."""
+    from lobsterlang.compile import compile_workflow
+    from lobsterlang.interpret.process import Cancellation
+    from lobsterlang.interpret.workflow.context import Frame, Options
+    from lobsterlang.interpret.workflow.engine import Runner
+
+    text = ("env:\n  W: $approve.approved/$approve.aproved\nsteps:\n  - id: approve\n    approval: Go?\n"
+            "  - id: b\n    run: echo \"$W $E\" '$approve.approved/$approve.aproved'\n    env:\n      E: $approve.approved/$approve.aproved\n"
+            "  - id: p\n    pipeline: exec echo '$b.stdout $approve.approved/$approve.aproved'\n")
+    compiled = compile_workflow(text, "d.lobster")
+    assert compiled.ir is not None and [d.code for d in compiled.diagnostics if d.code == "S121"] == ["S121"] * 4
+    opts = Options(mode="human", interactive=True, prompt_in=io.StringIO("y\n"), prompt_out=io.StringIO())
+    outcome = Runner(Frame(compiled.ir, "d.lobster", {}, dict(os.environ), str(work), Cancellation()), opts).run()
+    assert outcome.output == ["true/ true/ true/", " true/"]
+
+
+NOT_READ = GATES + ("  - id: again\n    approval:\n      prompt: Really $approve.aproved?\n      preview: $approve.aproved\n"
+                    "      items: [$approve.aproved]\n"
+                    "  - id: why\n    input: {prompt: Why $approve.aproved?, responseSchema: {type: object}}\n"
+                    "  - id: b\n    run: echo \"$GO\" '$approve.approved' $nosuch.aproved\n    cwd: /tmp/$approve.aproved\n"
+                    "    env:\n      GO: $approve.approvedBy $ask.response.x\n")
+
+
+def test_text_the_run_shows_as_written_is_not_s121() -> None:
+    """Approval prompts, previews and items and input prompts are shown as written, `cwd:` renders only args, and a
+    name that is no step is someone else's text: none is a misspelt gate field."""
+    from lobsterlang.compile import compile_workflow
+
+    assert "S121" not in {d.code for d in compile_workflow(NOT_READ, "t.lobster").diagnostics}
+
+
+LOOP_ENV = ("env:\n  GO: $approve.aproved\n" + GATES
+            + "  - id: each\n    for_each: $approve.json\n    NAME\n    steps:\n      - id: b\n        run: echo x\nSUB")
+
+
+@pytest.mark.parametrize("name, sub, reported", [
+    ("batch_size: 1", "", True),
+    ("item_var: approve", "", False),
+    ("batch_size: 1", "      - id: approve\n        run: echo '{\"aproved\": 1}'\n", False),
+    ("batch_size: 1", "      - id: approve\n        input: {prompt: Which?, responseSchema: {type: object}}\n", True),
+])
+def test_an_env_every_sub_step_renders_is_s121_only_if_every_sub_step_reads_a_gate(name: str, sub: str, reported: bool) -> None:
+    """The workflow's `env:` (and a loop's own) is rendered for each sub-step of a loop too, where an id may be the
+    loop's item or a sub-step of its own: a finding only where the field is missing whatever the id means."""
+    from lobsterlang.compile import compile_workflow
+
+    text = LOOP_ENV.replace("NAME", name).replace("SUB", sub)
+    codes = [d.code for d in compile_workflow(text, "t.lobster").diagnostics]
+    assert ("S121" in codes) == reported, codes
+
+
 # ── 30.9: the dry run shows gates as gates and the args' values ──
 
 PLAN_FLOW = """args:

@@ -32,11 +32,11 @@ def compile_document(ctx: Context, root: yaml.Node | None) -> ir.Workflow | None
     # Before the steps: compiling them may release their nodes (Context.releases_steps).
     comments = find_comments(root, ctx.text, ctx.index) if not ctx.is_json else ()
     steps = compile_steps(ctx, steps_node.value) if has_steps else ()
-    check_gate_fields(ctx, steps)
     ctx.unknown_keys(entries, TOP_KEYS, "the workflow")
     args = _args(ctx, entries.get("args"))
     env = fields.env(ctx, entries.get("env"), "workflow")
     cwd = fields.cwd(ctx, entries.get("cwd"), "workflow")
+    check_gate_fields(ctx, steps, env)
     dropped = fields.unbuilt(entries, {"args": args, "env": env, "cwd": cwd})
     return ir.Workflow(
         ctx.path,
