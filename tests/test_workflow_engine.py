@@ -232,8 +232,11 @@ def test_a_journal_torn_before_its_first_line_is_dropped(state: Path, capsys: Ca
     torn.write_text('{"event":"sta', encoding="utf-8")
     fresh.write_text('{"event":"sta', encoding="utf-8")
     os.utime(torn, (time.time() - 3600, time.time() - 3600))
-    assert main(["runs"]) == 0 and capsys.readouterr().out == "No unfinished runs.\n"
-    assert not torn.exists() and fresh.exists()
+    assert main(["runs"]) == 0
+    out, err = capsys.readouterr()
+    assert out == "No unfinished runs.\n" and not torn.exists() and fresh.exists()
+    assert f"warning: {torn}:1: no start event (a run killed as it started, or not a journal); file removed\n" in err
+    assert f"warning: {fresh}:1: no start event (a run killed as it started, or not a journal); file skipped\n" in err
 
 
 def test_resume_run_of_an_unknown_id(state: Path, capsys: Capture) -> None:

@@ -554,8 +554,17 @@ def list_runs(store: StateStore, problems: list[str] | None = None) -> list[RunL
             continue
         if holder_pid(store, path.stem) is not None:
             continue  # a run writing its first line right now
-        found.append(f"{path}:1: no start event (a run killed as it started, or not a journal); file skipped")
-        with contextlib.suppress(OSError):
-            if time.time() - path.stat().st_mtime > TORN_AFTER_S:
-                path.unlink()
+        problem = f"{path}:1: no start event (a run killed as it started, or not a journal); {_drop_torn(path)}"
+        found.append(problem)
+        if problems is None:  # no caller collects them: say it here, as for a file that cannot be read
+            sys.stderr.write(f"warning: {problem}\n")
     return sorted(logs, key=lambda log: str(log.start.get("startedAt")))
+
+
+def _drop_torn(path: Path) -> str:
+    """Remove a journal without a start event once it is older than TORN_AFTER_S; what was done with it."""
+    with contextlib.suppress(OSError):
+        if time.time() - path.stat().st_mtime > TORN_AFTER_S:
+            path.unlink()
+            return "file removed"
+    return "file skipped"
