@@ -191,11 +191,15 @@ WHY: dict[str, str] = {
     "covers failures before the call. To run the call again safely, make it idempotent (pass "
     "`$LOBSTER_IDEMPOTENCY_KEY`, the same for every attempt of the step) and retry explicitly with "
     "`lobster resume --run ID --retry-step`; to carry on without it, use `on_error: continue`.",
-    "L501": "A for_each sub-step may reuse a top-level step id, and a loop variable may equal a step id. Inside the "
-    "loop `$fetch` then means the sub-step (or the item), outside it the step — easy to misread, easy to break. "
+    "L501": "A for_each sub-step may reuse a top-level step id, and a loop variable may equal a step id. In the "
+    "sub-steps after such a sub-step `$fetch` then means the sub-step, in the ones before it and outside the loop "
+    "the step (a loop variable means the item everywhere in the loop) — easy to misread, easy to break. "
     "A loop variable is reported only when the loop body says `$name`",
     "L502": "A step whose condition can never be true is dead code. Rejecting an approval cancels the whole run, "
-    "so after an approval step `$gate.approved` is always true and `!$gate.approved` always false.",
+    "so after an approval step `$gate.approved` is always true and `!$gate.approved` always false — also after an "
+    "approval sub-step without a condition in the later sub-steps of its loop, and after a `wait: all` approval "
+    "branch in the steps after its parallel step. Inside a loop `$gate` is the sub-step of that id before it, if "
+    "any (or the loop variable), not the step.",
     "L503": "Conditions compare without converting types: `\"2\" == 2` is false, and `<`/`>` against a value that is "
     "not a number (`\"many\"`, `true`, `null`) is always false.",
 }

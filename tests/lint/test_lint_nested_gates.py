@@ -161,3 +161,37 @@ def test_a_retried_loop_or_parallel_step_repeats_the_effects_of_its_sub_steps_on
     fan = FAN.format(wait="all", sibling=f"run: {POST}").replace("    parallel:\n", "    retry: {max: 2}\n    parallel:\n")
     fan = fan.replace("approval: Send these records?", f"run: {POST}")
     assert [line for line, _ in found(fan, "L404")] == [5]
+
+
+CONDITION = """\
+steps:
+  - id: ok
+    approval: Start the rollout?
+  - id: loop
+    for_each: '[1]'
+    steps:
+{before}      - id: ok
+        {gate}
+      - id: use
+        when: "!$ok.approved"
+        run: echo hi
+"""
+
+
+@pytest.mark.parametrize(("before", "gate", "lines"), [
+    ("", "run: echo '{}'", []),  # `$ok` is the sub-step, not the approval step
+    ("", "approval: Roll out this item?", [10]),  # the approval sub-step asked before
+    ("      - id: early\n        when: \"!$ok.approved\"\n        run: echo hi\n", "run: echo '{}'", [8]),  # before the sub-step: the step
+])
+def test_approved_is_read_where_the_id_means_a_gate(before: str, gate: str, lines: list[int]) -> None:
+    assert [line for line, _ in found(CONDITION.format(before=before, gate=gate), "L502")] == lines
+
+
+def test_an_approval_branch_is_approved_after_its_parallel_step() -> None:
+    text = FAN.format(wait="all", sibling="run: echo hi").replace("    stdin: $data.json\n    run:", "    when: '!$ok.approved'\n    run:")
+    assert [line for line, _ in found(text, "L502")] == [14]
+
+
+def test_a_sub_step_id_that_repeats_a_step_id_means_the_step_before_it() -> None:
+    [(_, message)] = found(CONDITION.format(before="", gate="run: echo '{}'"), "L501")
+    assert message.endswith("in the sub-steps after it `$ok` means the sub-step, before it and outside the loop the step")
