@@ -149,7 +149,9 @@ WHY: dict[str, str] = {
     "sub-steps after it in the loop (it asks, or halts the run, for each item before they run); an approval branch "
     "of a `wait: all` parallel step gates the steps after that step (the step ends only once every branch's gate "
     "was answered), but not its sibling branches, which run meanwhile; a `workflow:` step whose sub-workflow has an "
-    "approval step with no condition gates the steps after it (target `lobsterlang`). To stay on the safe side, an "
+    "approval step with no condition gates the steps after it (target `lobsterlang`). An `approve` stage gates the "
+    "stages after it in its pipeline and, like an approval (target `lobsterlang`, where the run halts there), what "
+    "runs after its step, sub-step or branch. To stay on the safe side, an "
     "approval sub-step does not gate the steps after its loop (a loop over an empty list asks nothing), nor does an "
     "approval branch under `wait: any` (another branch can win unasked) or under the reference (which ignores "
     "`approval:` on a branch); the finding then names that approval and why it may not ask",

@@ -195,3 +195,30 @@ def test_an_approval_branch_is_approved_after_its_parallel_step() -> None:
 def test_a_sub_step_id_that_repeats_a_step_id_means_the_step_before_it() -> None:
     [(_, message)] = found(CONDITION.format(before="", gate="run: echo '{}'"), "L501")
     assert message.endswith("in the sub-steps after it `$ok` means the sub-step, before it and outside the loop the step")
+
+
+APPROVE_STAGE = """\
+steps:
+  - id: review
+    pipeline: exec --json --shell 'cat drafts.json' | approve --prompt 'Send these drafts?'{then}
+  - id: send
+    stdin: $review.json
+    run: mailer send --from-stdin
+"""
+
+
+def test_an_approve_stage_gates_the_stages_after_it_and_the_steps_after_its_step() -> None:
+    """The run halts at the stage (lobsterlang; the reference fails the step there, on a terminal both ask)."""
+    assert found(APPROVE_STAGE.format(then=" | gog.gmail.send"), "L401") == []
+    assert 3 not in [line for line, _ in found(APPROVE_STAGE.format(then=" | gog.gmail.send"), "L401", REFERENCE)]
+    before = "pipeline: exec --json --shell 'curl -X POST https://x' | approve --prompt 'Was that right?'"
+    assert [code for code in ("L401", "L407") if found(APPROVE_STAGE.format(then="").replace(
+        "pipeline: exec --json --shell 'cat drafts.json' | approve --prompt 'Send these drafts?'", before), code)] == ["L401", "L407"]
+
+
+def test_an_approve_stage_in_a_sub_step_gates_the_later_sub_steps_only() -> None:
+    text = LOOP.format(each=f"run: {POST}").replace(
+        "        stdin: $row.json\n        approval: Send this record?",
+        "        stdin: $row.json\n        pipeline: approve --preview-from-stdin --prompt 'Send this record?'")
+    [(line, message)] = found(text, "L401")
+    assert line == 15 and message.endswith("; sub-step `ok` (`approve` stage) of loop `loop` asks once per item: not at all for an empty list")

@@ -21,10 +21,14 @@ from lobsterlang.lint.effects import (
     temporary_args,
 )
 from lobsterlang.lint.gates import (
+    approved_in_pipeline,
+    asks,
     branch_asks_first,
+    gating_steps,
     loop_gate_before,
     nearest_gate,
     nested_approvals,
+    nested_gates,
     own_approval,
     ungated_note,
 )
@@ -63,7 +67,7 @@ def unapproved_side_effect(ctx: LintContext) -> Iterator[Diagnostic]:
     if ctx.workflow is None:
         return
     for unit, why in ctx.side_effects.items():
-        if nearest_gate(ctx, unit) is not None or child_gate_before(ctx, unit) is not None:
+        if approved_in_pipeline(unit) or nearest_gate(ctx, unit) is not None or child_gate_before(ctx, unit) is not None:
             continue
         message = f"step `{unit.id}` {why} with no approval step before it"
         if unit.gate == "approval":
@@ -245,7 +249,7 @@ def consumed(ctx: LintContext, unit: Unit) -> list[ir.StepRef]:
 
 @rule("L405", "approved-not-executed", Severity.WARNING, "the side-effecting step acts on data the approver was not shown")
 def approved_not_executed(ctx: LintContext) -> Iterator[Diagnostic]:
-    if not ctx.approval_steps and not ctx.shared(nested_approvals):
+    if not ctx.shared(gating_steps) and not ctx.shared(nested_gates):
         return
     index = {u.id: u.index for u in ctx.steps}
     for unit in ctx.side_effects:
@@ -322,9 +326,9 @@ def _step_model_flows(ctx: LintContext) -> Iterator[Diagnostic]:
             yield from _tainted_use(ctx, unit, refs, tainted)
         if is_model_unit(unit):
             tainted[unit.id] = unit.id
-        if unit.kind == "step" and (unit.gate == "approval" or (tainted and calls_approval(ctx, unit))):
+        if unit.kind == "step" and (asks(ctx, unit) or (tainted and calls_approval(ctx, unit))):
             tainted.clear()
-        elif unit.kind == "branch" and unit.gate == "approval" and branch_asks_first(ctx, unit):
+        elif unit.kind == "branch" and asks(ctx, unit) and branch_asks_first(ctx, unit):
             cleared_after = unit.index
 
 
