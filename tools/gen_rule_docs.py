@@ -145,12 +145,22 @@ WHY: dict[str, str] = {
     "effects: a preview (`--dry-run`, `--preview`, `--plan`…, or the step a later `--execute` step repeats), a POST "
     "that only computes (a model's completion, a search, a GraphQL query). Pipelines: `gog.gmail.send`, "
     "`openclaw.invoke --action send…` or such an `exec`. `approval:` on the same step does not count: the step "
-    "runs first and asks afterwards. In a `for_each` loop, an approval sub-step gates the sub-steps after it (it asks, "
-    "or halts the run, for each item before they run)",
+    "runs first and asks afterwards. Since gates work anywhere, an approval sub-step of a `for_each` loop gates the "
+    "sub-steps after it in the loop (it asks, or halts the run, for each item before they run); an approval branch "
+    "of a `wait: all` parallel step gates the steps after that step (the step ends only once every branch's gate "
+    "was answered), but not its sibling branches, which run meanwhile; a `workflow:` step whose sub-workflow has an "
+    "approval step with no condition gates the steps after it (target `lobsterlang`). An `approve` stage gates the "
+    "stages after it in its pipeline and, like an approval (target `lobsterlang`, where the run halts there), what "
+    "runs after its step, sub-step or branch. To stay on the safe side, an "
+    "approval sub-step does not gate the steps after its loop (a loop over an empty list asks nothing), nor does an "
+    "approval branch under `wait: any` (another branch can win unasked) or under the reference (which ignores "
+    "`approval:` on a branch); the finding then names that approval and why it may not ask",
     "L402": "An approval with no step after it and nothing to hand on halts the run and then resumes into "
     "nothing: it approves no action and no data. A last approval that shows data (its `stdin:`, `items`, `preview` "
     "or its own command's output) is a final review gate: the caller receives the run's output only once it is "
-    "approved, so it is not reported.",
+    "approved, so it is not reported. An approval sub-step or branch gates what runs after it: the steps after its "
+    "loop or parallel step and, for a sub-step, the loop's other sub-steps (the item's later ones, the next item's "
+    "earlier ones); a branch's sibling branches run at the same time, so it does not gate them.",
     "L403": "In lobsterlang gates halt the run anywhere: `approval:` and `input:` steps, sub-steps and branches, and "
     "`ask` and `approve` stages, in a sub-workflow at any depth, a for_each sub-step or a parallel branch "
     "(docs/workflows.md, \"Gates anywhere\"), so the rule is reported only for `target = \"reference\"`. Under the "
@@ -159,18 +169,23 @@ WHY: dict[str, str] = {
     "it fails the calling step (`… halted for approval inside pipeline stage approve`).",
     "L404": "A retried side effect can happen twice: the first attempt may have sent the mail before it timed "
     "out. Retry the steps that read; make effects idempotent. Reads such as `kubectl rollout status` are not "
-    "effects.",
+    "effects. A retried parallel step runs again the branches that did not finish, and a retried `for_each` loop "
+    "the sub-step that failed (the reference: the whole loop), so their effects count too (one finding per step).",
     "L405": "An approval shows the data of its `stdin:`, of what its own command reads (`kubectl diff -f "
     "$MANIFEST` with `env: {MANIFEST: $render.json}` shows `$render`) and its own output. When the "
     "side-effecting step after it acts on another earlier step's data, the approver approved something other "
-    "than what is executed.",
+    "than what is executed. The approval that counts is the last one that asks before the step (the gates L401 "
+    "counts): inside a loop an approval sub-step before it, which shows the loop's list when it shows the item.",
     "L406": "An approval with no `stdin:`, no `items`, no `preview` and a generic prompt (`approval: required`, "
-    "`Approve?`, `Continue?`) asks the human to approve without showing anything.",
+    "`Approve?`, `Continue?`) asks the human to approve without showing anything — also as a `for_each` sub-step "
+    "or a parallel branch, which ask (or halt the run) like a step.",
     "L407": "Pipeline stages run in order: in `exec --shell 'curl -X POST …' | approve` the POST has happened "
     "before anyone is asked.",
     "L408": "Model output (`llm.invoke`, `llm_task.invoke`, `openclaw.agent`) is untrusted text: spliced into shell "
     "text it runs as code, and fed to a side-effecting step it acts in your name. Put an approval between — "
-    "a human sees it first. The flow is followed through intermediate steps.",
+    "a human sees it first. The flow is followed through intermediate steps. Approvals count where they ask first "
+    "(as for L401): an approval sub-step for the sub-steps after it in its loop, a `wait: all` approval branch and "
+    "a sub-workflow's approval step for the steps after their step.",
     "L409": "Once `openclaw.invoke`, `clawd.invoke`, `openclaw.agent` or `gog.gmail.send` has sent its call, the "
     "runtime does not retry the step: the call may have taken effect, and repeating it could send the message "
     "twice (lobsterlang also knows when a `run:` shell ran the installed `openclaw.invoke`/`clawd.invoke`; the "
@@ -178,11 +193,15 @@ WHY: dict[str, str] = {
     "covers failures before the call. To run the call again safely, make it idempotent (pass "
     "`$LOBSTER_IDEMPOTENCY_KEY`, the same for every attempt of the step) and retry explicitly with "
     "`lobster resume --run ID --retry-step`; to carry on without it, use `on_error: continue`.",
-    "L501": "A for_each sub-step may reuse a top-level step id, and a loop variable may equal a step id. Inside the "
-    "loop `$fetch` then means the sub-step (or the item), outside it the step — easy to misread, easy to break. "
+    "L501": "A for_each sub-step may reuse a top-level step id, and a loop variable may equal a step id. In the "
+    "sub-steps after such a sub-step `$fetch` then means the sub-step, in the ones before it and outside the loop "
+    "the step (a loop variable means the item everywhere in the loop) — easy to misread, easy to break. "
     "A loop variable is reported only when the loop body says `$name`",
     "L502": "A step whose condition can never be true is dead code. Rejecting an approval cancels the whole run, "
-    "so after an approval step `$gate.approved` is always true and `!$gate.approved` always false.",
+    "so after an approval step `$gate.approved` is always true and `!$gate.approved` always false — also after an "
+    "approval sub-step without a condition in the later sub-steps of its loop, and after a `wait: all` approval "
+    "branch in the steps after its parallel step. Inside a loop `$gate` is the sub-step of that id before it, if "
+    "any (or the loop variable), not the step.",
     "L503": "Conditions compare without converting types: `\"2\" == 2` is false, and `<`/`>` against a value that is "
     "not a number (`\"many\"`, `true`, `null`) is always false.",
 }

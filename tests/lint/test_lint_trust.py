@@ -218,7 +218,7 @@ def test_a_field_no_step_has_is_always_empty() -> None:
 def test_the_fields_of_a_gate_inside_a_loop_or_a_branch_are_known(nest: str) -> None:
     """Not L108 (a result without `approvedBy`) nor L104 (a step without approval): the nested gate has them."""
     indent = "      " if "for_each" in nest else "        "
-    gates = (f"{indent}- id: approve\n{indent}  approval: Go?\n"
+    gates = (f"{indent}- id: approve\n{indent}  approval: Deploy the build?\n"
              f"{indent}- id: ask\n{indent}  input: {{prompt: Why?, responseSchema: {{type: object}}}}\n")
     body = nest.format(gates=gates, refs="$approve.approvedBy $approve.initiatedBy $ask.subject")
     found = codes(f"steps:\n  - id: a\n    run: echo '[1]'\n{body}")

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
 from collections.abc import Iterator
-from functools import lru_cache
-from pathlib import Path
 
 from lobsterlang import ir
 from lobsterlang.diagnostics import Diagnostic, Severity
+from lobsterlang.lint.children import calls_approval, child_gate_before, children
 from lobsterlang.lint.context import LintContext
 from lobsterlang.lint.effects import (
     MODEL_COMMANDS,
@@ -22,30 +20,27 @@ from lobsterlang.lint.effects import (
     stage_side_effect,
     temporary_args,
 )
+from lobsterlang.lint.gates import (
+    approved_in_pipeline,
+    asks,
+    branch_asks_first,
+    gating_steps,
+    loop_gate_before,
+    nearest_gate,
+    nested_approvals,
+    nested_gates,
+    own_approval,
+    ungated_note,
+)
 from lobsterlang.lint.registry import rule
 from lobsterlang.lint.rules.shell import SAFE_FIELDS
 from lobsterlang.lint.scope import loop_vars
 from lobsterlang.lint.walk import Unit, stages
 from lobsterlang.span import Span
-from lobsterlang.syntax.source import read_source
 
 GENERIC_PROMPT_RE = re.compile(
     r"^\s*(approve|approve\s+\S+|continue|proceed|ok|okay|confirm|are you sure|go|go ahead|yes or no|y/n)\s*[?.!]*\s*$", re.I
 )
-
-
-def approval_steps(ctx: LintContext) -> tuple[Unit, ...]:
-    return ctx.approval_steps
-
-
-def gate_before(ctx: LintContext, unit: Unit) -> Unit | None:
-    """The nearest approval step that runs (and asks) before `unit` (a binary search: top-level steps are in order)."""
-    before = bisect_left(ctx.shared(_approval_indices), unit.index)
-    return approval_steps(ctx)[before - 1] if before else None
-
-
-def _approval_indices(ctx: LintContext) -> list[int]:
-    return [gate.index for gate in approval_steps(ctx)]
 
 
 def _temporary(ctx: LintContext) -> frozenset[str]:
@@ -72,27 +67,19 @@ def unapproved_side_effect(ctx: LintContext) -> Iterator[Diagnostic]:
     if ctx.workflow is None:
         return
     for unit, why in ctx.side_effects.items():
-        if gate_before(ctx, unit) is not None or _loop_gate_before(unit):
+        if approved_in_pipeline(unit) or nearest_gate(ctx, unit) is not None or child_gate_before(ctx, unit) is not None:
             continue
-        own = unit.step.approval is not None if unit.kind == "step" else unit.gate == "approval"
         message = f"step `{unit.id}` {why} with no approval step before it"
-        if own:
+        if unit.gate == "approval":
             message += "; its own `approval:` is asked only after the command has run"
-        yield ctx.diag("L401", effect_site(ctx, unit), message,
+        yield ctx.diag("L401", effect_site(ctx, unit), message + ungated_note(ctx, unit),
                        f"add a step before it with `approval:` and `stdin:` showing what `{unit.id}` will act on")
-
-
-def _loop_gate_before(unit: Unit) -> bool:
-    """Whether an approval sub-step comes before `unit` in its loop: it asks (or halts the run) for each item before
-    the item's later sub-steps run."""
-    earlier = unit.loop.steps[: unit.position] if unit.kind == "substep" and unit.loop is not None else ()
-    return any(sub.approval is not None for sub in earlier)
 
 
 def _hands_on(gate: Unit) -> bool:
     """Whether an approval step passes reviewed data on: its stdin, items or command output is the run's output,
     which the caller receives only once it is approved (a final review gate)."""
-    approval = gate.step.approval
+    approval = own_approval(gate)
     return gate.stdin is not None or gate.action is not None or bool(approval and (approval.items or approval.preview))
 
 
@@ -100,7 +87,7 @@ def _hands_on(gate: Unit) -> bool:
 def approval_gates_nothing(ctx: LintContext) -> Iterator[Diagnostic]:
     """A last approval that shows data is a final review gate: the caller gets the output only once approved.
     An approval gates nothing when no step runs after it and it hands no data on."""
-    gates = approval_steps(ctx)
+    gates = ctx.approval_steps
     last_action = max((u.index for u in ctx.steps if u.action is not None), default=-1) if gates else -1
     for gate in gates:
         assert gate.step.approval is not None
@@ -111,6 +98,37 @@ def approval_gates_nothing(ctx: LintContext) -> Iterator[Diagnostic]:
             yield ctx.diag("L402", gate.step.approval.span,
                            f"approval step `{gate.id}` gates nothing: only steps that read run after it, and none of them tests `${gate.id}.approved`",
                            "put the approval before the step that acts, or remove it")
+    yield from _nested_gates_nothing(ctx)
+
+
+def _nested_gates_nothing(ctx: LintContext) -> Iterator[Diagnostic]:
+    """L402 for approval sub-steps and branches: what runs after one is the later steps and, in a loop, the loop's
+    other sub-steps (the item's later ones, the next item's earlier ones); a branch's siblings run meanwhile."""
+    for gate in ctx.shared(nested_approvals):
+        approval = own_approval(gate)
+        assert approval is not None
+        after = [u for u in ctx.units if _runs_after(gate, u)]
+        what = f"approval {'sub-step' if gate.kind == 'substep' else 'branch'} `{gate.id}`"
+        if not any(u.action is not None for u in after) and not _hands_on(gate):
+            yield ctx.diag("L402", approval.span, f"{what} gates nothing: {_nothing_after(gate)}; it passes no data on to approve",
+                           "put the approval before the step that acts, or remove it")
+        elif any(u.action is not None for u in after) and all(map(reads_only, after)) and gate.id not in ctx.shared(_referenced_steps):
+            yield ctx.diag("L402", approval.span,
+                           f"{what} gates nothing: only steps that read run after it, and none of them tests `${gate.id}.approved`",
+                           "put the approval before the step that acts, or remove it")
+
+
+def _runs_after(gate: Unit, unit: Unit) -> bool:
+    """Whether `unit` runs after the nested `gate` was answered (`_nested_gates_nothing`)."""
+    if unit.index > gate.index:
+        return True
+    return gate.kind == "substep" and unit.kind == "substep" and unit.loop is gate.loop and unit.position != gate.position
+
+
+def _nothing_after(gate: Unit) -> str:
+    if gate.kind == "substep":
+        return f"no other sub-step of loop `{gate.step.id}` and no step after it runs"
+    return f"its sibling branches run at the same time and no step runs after `{gate.step.id}`"
 
 
 def _gates_only_reads(ctx: LintContext, gate: Unit) -> bool:
@@ -137,49 +155,6 @@ def _approve_stages(ctx: LintContext) -> Iterator[tuple[Unit, ir.Stage]]:
             yield from ((unit, s) for s in pipeline.stages if s.name.value == "approve")
 
 
-@lru_cache(maxsize=256)
-def _child_approves(path: str, mtime_ns: int) -> tuple[str, ...]:
-    """Ids of the `pipeline:` steps of a sub-workflow file with an `approve` stage (empty if it cannot be read); cached
-    per version."""
-    from lobsterlang.compile import compile_workflow
-
-    try:
-        child = compile_workflow(read_source(path), path).ir
-    except OSError:
-        return ()
-    return tuple(s.id for s in child.steps if _approves(s.action)) if child else ()
-
-
-def _approves(action: ir.Action | None) -> bool:
-    return isinstance(action, ir.PipelineRun) and action.pipeline is not None and any(
-        stage.name.value == "approve" for stage in action.pipeline.stages)
-
-
-def _base_dir(ctx: LintContext) -> Path:
-    """The directory that sub-workflow paths are relative to."""
-    return Path(ctx.workflow.source).parent if ctx.workflow else Path(".")
-
-
-def _approves_of_file(target: Path) -> tuple[str, ...]:
-    """The approving pipeline steps of the file at `target`; none when it cannot be read (missing, a name too long…)."""
-    try:
-        modified = target.stat().st_mtime_ns if target.is_file() else None
-    except OSError:
-        return ()
-    return _child_approves(str(target), modified) if modified is not None else ()
-
-
-def _sub_workflow_approves(ctx: LintContext) -> Iterator[tuple[Unit, ir.WorkflowCall, tuple[str, ...]]]:
-    base = None  # made on first use: most files call no sub-workflow
-    for unit in ctx.steps:
-        call = unit.action
-        if type(call) is ir.WorkflowCall and not call.path.refs:
-            base = base or _base_dir(ctx)
-            found = _approves_of_file(base / call.path.text)
-            if found:
-                yield unit, call, found
-
-
 @rule("L403", "nested-approval", Severity.ERROR,
       "an `approve` stage in a loop's sub-step, a parallel branch or a sub-workflow's step: the reference cannot halt "
       "the run there (target `reference`)")
@@ -192,8 +167,10 @@ def nested_approval(ctx: LintContext) -> Iterator[Diagnostic]:
         where = "parallel branch" if unit.kind == "branch" else "for_each sub-step"
         yield ctx.diag("L403", stage.name.span, f"`approve` in the pipeline of {where} `{unit.id}` cannot halt the run under "
                        "the reference: outside a terminal the step fails", hint)
-    for unit, call, found in _sub_workflow_approves(ctx):
-        yield ctx.diag("L403", call.path.span, f"sub-workflow `{call.path.text}` has pipeline step `{found[0]}` with an "
+    for unit, call, child in ctx.shared(children):
+        if not child.approves:
+            continue
+        yield ctx.diag("L403", call.path.span, f"sub-workflow `{call.path.text}` has pipeline step `{child.approves[0]}` with an "
                        f"`approve` stage, which cannot halt the run under the reference: outside a terminal step `{unit.id}` fails",
                        hint)
 
@@ -204,12 +181,18 @@ def _retries(retry: ir.Retry | None) -> bool:
 
 @rule("L404", "retry-side-effect", Severity.WARNING, "`retry` on a side-effecting step", per_step=True)
 def retry_side_effect(ctx: LintContext) -> Iterator[Diagnostic]:
+    """One finding per retried step, for its first effect: its own, a branch's (a retry runs again the branches that
+    did not finish) or a loop sub-step's (lobsterlang runs again the sub-step that failed, the reference the whole
+    loop)."""
     dispatches = ctx.shared(retried_dispatches)
+    reported: set[int] = set()
     for unit, why in ctx.side_effects.items():
         retry = unit.step.retry
-        if _retries(retry) and unit.kind != "substep" and dispatches.get(unit.index, "\0") not in why:  # L409's
+        if _retries(retry) and unit.index not in reported and dispatches.get(unit.index, "\0") not in why:  # L409's
             assert retry is not None
-            yield ctx.diag("L404", retry.span, f"step `{unit.step.id}` is retried, but it {why}: a retry can repeat the effect",
+            reported.add(unit.index)
+            it = "it" if unit.kind == "step" else f"its {'branch' if unit.kind == 'branch' else 'sub-step'} `{unit.id}`"
+            yield ctx.diag("L404", retry.span, f"step `{unit.step.id}` is retried, but {it} {why}: a retry can repeat the effect",
                            "retry only the steps that read; make the effect idempotent or remove `retry`")
 
 
@@ -245,9 +228,13 @@ def retry_after_dispatch(ctx: LintContext) -> Iterator[Diagnostic]:
 
 def shown_steps(gate: Unit) -> set[str]:
     """The step ids whose data an approval step shows to the approver: its stdin, and whatever its own command
-    reads (`kubectl diff -f $MANIFEST` with `env: {MANIFEST: $render.json}`: the diff shown is of `$render`)."""
+    reads (`kubectl diff -f $MANIFEST` with `env: {MANIFEST: $render.json}`: the diff shown is of `$render`). An
+    approval sub-step that shows the item shows the loop's source (one item of it on each ask)."""
     shown = {gate.id} if gate.action is not None else set()
     shown |= {ref.step for ref, _ in gate.data_refs}
+    loop = gate.loop
+    if loop is not None and type(loop.source) is ir.StdinRef and not shown.isdisjoint(loop_vars(loop)):
+        shown.add(loop.source.ref.step)
     return shown
 
 
@@ -262,11 +249,11 @@ def consumed(ctx: LintContext, unit: Unit) -> list[ir.StepRef]:
 
 @rule("L405", "approved-not-executed", Severity.WARNING, "the side-effecting step acts on data the approver was not shown")
 def approved_not_executed(ctx: LintContext) -> Iterator[Diagnostic]:
-    if not approval_steps(ctx):
+    if not ctx.shared(gating_steps) and not ctx.shared(nested_gates):
         return
     index = {u.id: u.index for u in ctx.steps}
     for unit in ctx.side_effects:
-        gate = gate_before(ctx, unit)
+        gate = nearest_gate(ctx, unit)
         shown = shown_steps(gate) if gate else set()
         if gate is None or not shown:
             continue
@@ -278,7 +265,7 @@ def approved_not_executed(ctx: LintContext) -> Iterator[Diagnostic]:
 
 
 def _blind(gate: Unit) -> bool:
-    approval = gate.step.approval
+    approval = own_approval(gate)
     assert approval is not None
     if gate.stdin is not None or gate.action is not None or approval.items or approval.preview:
         return False
@@ -287,10 +274,10 @@ def _blind(gate: Unit) -> bool:
 
 @rule("L406", "blind-approval", Severity.WARNING, "an approval that shows the approver nothing to judge", per_step=True)
 def blind_approval(ctx: LintContext) -> Iterator[Diagnostic]:
-    for gate in approval_steps(ctx):
-        if _blind(gate):
-            assert gate.step.approval is not None
-            yield ctx.diag("L406", gate.step.approval.span,
+    for gate in ctx.units:
+        approval = own_approval(gate)
+        if approval is not None and _blind(gate):
+            yield ctx.diag("L406", approval.span,
                            f"approval `{gate.id}` has no stdin, no preview and a generic prompt: the approver cannot see what they approve",
                            "add `stdin: $step.json` with the data to act on, and a prompt that says what will happen")
 
@@ -325,15 +312,24 @@ def _pipeline_model_flows(ctx: LintContext) -> Iterator[Diagnostic]:
 
 
 def _step_model_flows(ctx: LintContext) -> Iterator[Diagnostic]:
+    """Model output is tainted until an approval that asks before the later steps clears it (an approval step, an
+    approval branch of a `wait: all` parallel step, a sub-workflow's approval step); an approval sub-step covers
+    the sub-steps after it in its loop."""
     tainted: dict[str, str] = {}
+    cleared_after = -1
     for unit in ctx.units:
+        if 0 <= cleared_after < unit.index:
+            tainted.clear()
+            cleared_after = -1
         refs = [r for r in consumed(ctx, unit) if r.step in tainted]
-        if refs:
+        if refs and loop_gate_before(ctx, unit) is None:
             yield from _tainted_use(ctx, unit, refs, tainted)
         if is_model_unit(unit):
             tainted[unit.id] = unit.id
-        if unit.kind == "step" and unit.step.approval is not None:
+        if unit.kind == "step" and (asks(ctx, unit) or (tainted and calls_approval(ctx, unit))):
             tainted.clear()
+        elif unit.kind == "branch" and asks(ctx, unit) and branch_asks_first(ctx, unit):
+            cleared_after = unit.index
 
 
 def _tainted_use(ctx: LintContext, unit: Unit, refs: list[ir.StepRef], tainted: dict[str, str]) -> Iterator[Diagnostic]:

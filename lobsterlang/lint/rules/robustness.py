@@ -9,6 +9,7 @@ from typing import Any
 from lobsterlang import ir
 from lobsterlang.diagnostics import Diagnostic, Severity
 from lobsterlang.lint.context import LintContext
+from lobsterlang.lint.gates import branch_asks_first
 from lobsterlang.lint.registry import rule
 from lobsterlang.lint.scope import loop_vars
 from lobsterlang.lint.walk import Unit
@@ -23,8 +24,8 @@ def duplicate_step_id(ctx: LintContext) -> Iterator[Diagnostic]:
     outer = {u.id for u in ctx.units if u.kind != "substep"}
     for unit in ctx.units:
         if unit.kind == "substep" and unit.id in outer:
-            yield ctx.diag("L501", unit.id_span, f"for_each sub-step id `{unit.id}` repeats a step id; inside the loop "
-                           f"`${unit.id}` means the sub-step, outside it the step", "rename the sub-step")
+            yield ctx.diag("L501", unit.id_span, f"for_each sub-step id `{unit.id}` repeats a step id; in the sub-steps "
+                           f"after it `${unit.id}` means the sub-step, before it and outside the loop the step", "rename the sub-step")
     for step in ctx.steps:
         if isinstance(step.action, ir.ForEach):
             for name in loop_vars(step.action):
@@ -94,6 +95,15 @@ def first_steps(ctx: LintContext) -> dict[str, Unit]:
     return found
 
 
+def first_branches(ctx: LintContext) -> dict[str, Unit]:
+    """The first parallel branch of each id."""
+    found: dict[str, Unit] = {}
+    for unit in ctx.units:
+        if unit.kind == "branch":
+            found.setdefault(unit.id, unit)
+    return found
+
+
 @rule("L503", "mixed-type-comparison", Severity.WARNING, "a comparison whose result is fixed by the types of its literals", per_step=True)
 def mixed_type_comparison(ctx: LintContext) -> Iterator[Diagnostic]:
     for _, _, checked in ctx.shared(checked_conditions):
@@ -111,7 +121,8 @@ class _Evaluator:
     """Evaluates a condition where it is known statically; UNKNOWN elsewhere."""
 
     def __init__(self, ctx: LintContext, unit: Unit) -> None:
-        self.steps, self.unit = ctx.shared(first_steps), unit
+        self.ctx, self.unit = ctx, unit
+        self.steps, self.branches = ctx.shared(first_steps), ctx.shared(first_branches)
 
     def __call__(self, expr: ir.Expr) -> Any:
         if type(expr) is ir.StepRef:
@@ -129,9 +140,23 @@ class _Evaluator:
         return expr.name
 
     def _ref(self, ref: ir.StepRef) -> Any:
-        gate = self.steps.get(ref.step)
-        approved = gate is not None and gate.step.approval is not None and gate.when is None and gate.index < self.unit.index
-        return True if approved and ref.path == ("approved",) else UNKNOWN
+        return True if ref.path == ("approved",) and self._approved(ref.step) else UNKNOWN
+
+    def _approved(self, name: str) -> bool:
+        """Whether `$name` is, where the unit runs, an approval that always asked before it (a rejection cancels the
+        run): inside a loop an earlier sub-step of that id (or a loop variable) hides the step of that id."""
+        unit = self.unit
+        if unit.loop is not None:
+            if name in loop_vars(unit.loop):
+                return False
+            earlier = [sub for sub in unit.loop.steps[: unit.position] if sub.id == name]
+            if earlier:
+                return earlier[-1].approval is not None and earlier[-1].when is None
+        gate = self.steps.get(name)
+        if gate is not None:
+            return gate.gate == "approval" and gate.when is None and gate.index < unit.index
+        branch = self.branches.get(name)
+        return branch is not None and branch.gate == "approval" and branch_asks_first(self.ctx, branch) and branch.index < unit.index
 
     def _logical(self, expr: ir.Logical) -> Any:
         left, right = self(expr.left), self(expr.right)
