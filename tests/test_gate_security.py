@@ -41,7 +41,8 @@ def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("LOBSTER_STATE_DIR", str(tmp_path / "state"))
     for name in ("LOBSTER_APPROVAL_TTL", "LOBSTER_ACCEPT_UNSIGNED_STATE", "LOBSTER_APPROVAL_APPROVED_BY",
-                 "LOBSTER_APPROVAL_INITIATED_BY", "LOBSTER_APPROVAL_REQUIRE_DIFFERENT_APPROVER"):
+                 "LOBSTER_APPROVAL_INITIATED_BY", "LOBSTER_APPROVAL_REQUIRE_DIFFERENT_APPROVER", "LOBSTER_BACKEND",
+                 "LOBSTER_SIGNING_KEY"):
         monkeypatch.delenv(name, raising=False)
     return tmp_path
 

@@ -1,6 +1,7 @@
 """A halt stores each step record once: the run's journal holds it, the sealed resume state names it by digest.
 
-Every record carries a marker that is counted in the bytes of the state directory. The state refers to the journal's
+Every record carries a marker, made by its command (so the IR does not hold it), counted in the bytes of the state
+directory. The state refers to the journal's
 copy only when the journal holds every record as it is now; a journal that is gone or was altered stops the resume
 (`state_integrity`, nothing runs, the state is kept), while cancelling needs no journal. State written with its
 records inline (by an earlier lobsterlang, or where the journal's copy differs) still resumes.
@@ -13,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_gate_security import approve, cli, halt, resume_state, snapshot, work
 
-from lobsterlang.cli import main
 from lobsterlang.interpret.gatestate import SECTION
 from lobsterlang.interpret.signing import MAC_KEY, Signer
 from lobsterlang.interpret.state import StateStore
@@ -22,6 +23,7 @@ from lobsterlang.interpret.workflow import recorddigest
 from lobsterlang.interpret.workflow.journal import EventJournal, event_line, read_journal
 
 Capture = pytest.CaptureFixture[str]
+__all__ = ["work"]  # a fixture, used by name
 
 MARK = "MARK-7f3a"
 TOP = f"""\
@@ -57,36 +59,6 @@ steps:
 """
 
 
-@pytest.fixture
-def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("LOBSTER_STATE_DIR", str(tmp_path / "state"))
-    for name in ("LOBSTER_APPROVAL_TTL", "LOBSTER_ACCEPT_UNSIGNED_STATE", "LOBSTER_BACKEND", "LOBSTER_SIGNING_KEY"):
-        monkeypatch.delenv(name, raising=False)
-    return tmp_path
-
-
-def cli(args: list[str], capsys: Capture) -> tuple[int, dict[str, Any]]:
-    code = main(args)
-    return code, json.loads(capsys.readouterr().out)
-
-
-def halt(work: Path, capsys: Capture, text: str) -> dict[str, Any]:
-    (work / "flow.lobster").write_text(text)
-    code, envelope = cli(["run", "--mode", "tool", "flow.lobster"], capsys)
-    assert (code, envelope["status"]) == (0, "needs_approval"), envelope
-    return envelope["requiresApproval"]  # type: ignore[no-any-return]
-
-
-def approve(token: str, capsys: Capture) -> tuple[int, dict[str, Any]]:
-    return cli(["resume", "--token", token, "--approve", "yes"], capsys)
-
-
-def state_path(work: Path) -> Path:
-    (path,) = (work / "state").glob("workflow_resume_*.json")
-    return path
-
-
 def journal_path(work: Path) -> Path:
     (path,) = (work / "state" / "runs").glob("*.jsonl")
     return path
@@ -98,14 +70,9 @@ def marks(work: Path, suffix: str) -> int:
     return sum(p.read_bytes().count(needle) for p in (work / "state").rglob("*") if p.is_file())
 
 
-def snapshot(work: Path) -> dict[str, bytes]:
-    root = work / "state"
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
-
-
 def test_a_halt_stores_each_record_once(work: Path, capsys: Capture) -> None:
     request = halt(work, capsys, TOP)
-    state = json.loads(state_path(work).read_text())
+    state = json.loads(resume_state(work).read_text())
     assert "steps" not in state and recorddigest.is_reference(state[SECTION]["records"])
     assert marks(work, "gen") == 2  # the record's stdout and its json, in the journal only
     code, envelope = approve(request["resumeToken"], capsys)
@@ -117,7 +84,7 @@ def test_branch_records_are_stored_once_at_a_gate_inside_a_step_and_after_it(wor
     """The state of a gate inside a `parallel` step names the branches the journal holds; the answer's `resumed` event
     and the step's `done` name them too, and so does the state of the next gate (written by the resumed process)."""
     request = halt(work, capsys, BRANCHES)
-    nested = json.loads(state_path(work).read_text())[SECTION]["nested"]
+    nested = json.loads(resume_state(work).read_text())[SECTION]["nested"]
     assert recorddigest.is_reference(nested["kept"]) and sorted(nested["kept"]["keys"]) == ["a", "b"]
     assert (marks(work, "a"), marks(work, "b")) == (2, 2)  # each branch's record once (stdout and json)
 
@@ -128,7 +95,7 @@ def test_branch_records_are_stored_once_at_a_gate_inside_a_step_and_after_it(wor
     assert sorted(resumed["keptBranches"]) == ["a", "b"] and list(resumed["branches"]) == ["gate"]
     done = next(e for e in events if e["event"] == "done" and e["step"] == "fan")
     assert sorted(done["fromBranches"]) == ["a", "b", "gate"] and list(done["records"]) == ["fan"]
-    state = json.loads(state_path(work).read_text())
+    state = json.loads(resume_state(work).read_text())
     assert "steps" not in state and set(state[SECTION]["records"]["keys"]) >= {"fan", "a", "b", "gate"}
     assert marks(work, "a") == 4  # the branch's record, and the step's record (which holds its output)
 
@@ -163,7 +130,7 @@ def test_a_missing_journal_stops_the_resume_and_a_cancel_needs_none(work: Path, 
 def test_state_with_its_records_inline_still_resumes(work: Path, capsys: Capture) -> None:
     """State as lobsterlang wrote it before (records in `steps`), sealed with the directory's key."""
     request = halt(work, capsys, TOP)
-    path = state_path(work)
+    path = resume_state(work)
     state = json.loads(path.read_text())
     log = read_journal(journal_path(work))
     assert log is not None
@@ -214,7 +181,7 @@ def test_awkward_text_in_a_record_resumes_by_reference(work: Path, capsys: Captu
     text = TOP.replace(f"%s-gen\"}}' {MARK}", "%s\"}' 'a\\u2028b \\udcff'")
     assert text != TOP
     request = halt(work, capsys, text)
-    assert recorddigest.is_reference(json.loads(state_path(work).read_text())[SECTION]["records"])
+    assert recorddigest.is_reference(json.loads(resume_state(work).read_text())[SECTION]["records"])
     code, envelope = approve(request["resumeToken"], capsys)
     assert (code, envelope["status"]) == (0, "ok"), envelope
 

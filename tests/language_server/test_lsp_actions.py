@@ -188,12 +188,17 @@ def test_a_gate_field_typo_inside_a_loop_is_shown_and_fixed_after_an_edit() -> N
     text = ("steps:\n  - id: files\n    run: echo '[1]'\n  - id: each\n    for_each: $files.json\n    steps:\n"
             "      - id: approve\n        approval: Delete it?\n      - id: rm\n        run: echo rm\n"
             "        when: $approve.approved\n")
+    typo_is_shown_and_fixed_after_an_edit(text, 11)
+
+
+def typo_is_shown_and_fixed_after_an_edit(text: str, line: int) -> None:
+    """`$approve.approved` in `text` made `$approve.aproved` by an edit: S121 on `line`, and its code action undoes it."""
     documents, first = analysis_of(text)
     assert "S121" not in {d.code for d in documents.findings(first)}
     typo = text.replace("$approve.approved", "$approve.aproved")
     later = documents.analysis(first.uri, typo, 2)
     [finding] = [d for d in documents.findings(later) if d.code == "S121"]
-    assert finding.span.line == 11 and finding.hint == "did you mean `$approve.approved`?"
+    assert finding.span.line == line and finding.hint == "did you mean `$approve.approved`?"
     [action] = fix_actions(later, [finding], CAPS)
     assert action.title == "read `$approve.approved`" and action.edit is not None and action.edit.changes is not None
     [edit] = action.edit.changes[later.uri]
@@ -204,13 +209,4 @@ def test_a_gate_field_typo_in_an_env_value_is_shown_and_fixed_after_an_edit() ->
     """S121 in a loop's `env:` (rendered for each of its sub-steps) after an edit, with its fix as a code action."""
     text = ("steps:\n  - id: approve\n    approval: Delete them?\n  - id: each\n    for_each: $approve.json\n"
             "    env:\n      OK: $approve.approved\n    steps:\n      - id: rm\n        run: echo \"$OK\"\n")
-    documents, first = analysis_of(text)
-    assert "S121" not in {d.code for d in documents.findings(first)}
-    typo = text.replace("$approve.approved", "$approve.aproved")
-    later = documents.analysis(first.uri, typo, 2)
-    [finding] = [d for d in documents.findings(later) if d.code == "S121"]
-    assert finding.span.line == 7 and finding.hint == "did you mean `$approve.approved`?"
-    [action] = fix_actions(later, [finding], CAPS)
-    assert action.title == "read `$approve.approved`" and action.edit is not None and action.edit.changes is not None
-    [edit] = action.edit.changes[later.uri]
-    assert apply_lsp_edit(typo, edit) == text
+    typo_is_shown_and_fixed_after_an_edit(text, 7)
