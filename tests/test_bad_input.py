@@ -57,6 +57,21 @@ def test_bad_file_gets_a_diagnostic(name: str, tmp_path: Path, capsys: pytest.Ca
     assert first.startswith(f"{path}:") and first.split(":")[1].isdigit() and first.split(":")[2].isdigit()
 
 
+@pytest.mark.parametrize(("content", "where", "code"), [
+    (b"steps:\n  - id: a\n    run: echo \x01 hi\n", ":3:15:", "U+0001"),
+    (b"steps:\n  - id: a\n    run: echo \xc3\xa9 \x7f\n", ":3:17:", "U+007F"),
+])
+def test_a_control_character_is_named_where_it_is(content: bytes, where: str, code: str, tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """PyYAML's reader refuses it with a character offset and no mark: E003 was at 1:1, with the parser's noise."""
+    path = tmp_path / "c.lobster"
+    path.write_bytes(content)
+    assert main(["compile", str(path)]) == 1
+    first, *rest = capsys.readouterr().err.splitlines()
+    assert first == f"{path}{where} E003 YAML error: the character {code} is not allowed in YAML"
+    assert any("hint: remove it, or write it as an escape" in line for line in rest)
+
+
 def test_pipeline_of_ten_thousand_stages(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["compile", "--pipeline", " | ".join(["json"] * 10_000)]) == 1
     assert "P004 pipeline has 10,000 stages; the limit is 500" in capsys.readouterr().err

@@ -86,13 +86,28 @@ def compose_yaml(text: str, index: LineIndex) -> tuple[yaml.Node | None, list[Di
         root = yaml.compose(text, Loader=CoreLoader)
     except yaml.MarkedYAMLError as exc:
         return None, [_syntax_error(exc, text, index)]
-    except yaml.YAMLError as exc:  # pragma: no cover - unmarked errors are rare
+    except yaml.reader.ReaderError as exc:
+        return None, [_unreadable_character(exc, text, index)]
+    except yaml.YAMLError as exc:  # pragma: no cover - the reader's and the parser's are all there are
         return None, [Diagnostic("E003", Severity.ERROR, f"YAML error: {exc}", index.span(0, 0))]
     too_long = _long_integer(root, text)
     if too_long is not None:
         node, digits = too_long
         return None, [too_many_digits(digits, index.span(node.start_mark.index, node.end_mark.index))]
     return root, []
+
+
+def _unreadable_character(exc: yaml.reader.ReaderError, text: str, index: LineIndex) -> Diagnostic:
+    """A character YAML does not allow in a document (a control character, a lone surrogate), where it is (libyaml
+    counts the position in UTF-8 bytes, PyYAML's own reader in characters)."""
+    position = exc.position if isinstance(exc.position, int) else 0
+    if exc.encoding != "unicode":
+        position = len(text.encode("utf-8", "surrogatepass")[:position].decode("utf-8", "ignore"))
+    offset = position if 0 <= position < len(text) else 0
+    code = ord(text[offset]) if text else 0
+    return Diagnostic("E003", Severity.ERROR, f"YAML error: the character U+{code:04X} is not allowed in YAML",
+                      index.span(offset, offset + 1),
+                      hint=f'remove it, or write it as an escape in a double-quoted string ("\\u{code:04x}")')
 
 
 def _long_integer(root: yaml.Node | None, text: str) -> tuple[yaml.ScalarNode, int] | None:
