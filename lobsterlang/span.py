@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bisect import bisect_right
+from functools import lru_cache
 from itertools import accumulate
 from operator import add
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -170,6 +171,18 @@ class LineIndex:
     @property
     def line_count(self) -> int:
         return len(self._starts)
+
+    @property
+    def starts(self) -> list[int]:
+        """The offset where each line starts (`line_starts`; read it, never change it)."""
+        return self._starts
+
+
+@lru_cache(maxsize=2)
+def line_index(text: str) -> LineIndex:
+    """The LineIndex of `text`, built once for the same text: the compiler, the lint rules' template positions and
+    the language server's LSP positions all read the lines of each version of a document."""
+    return LineIndex(text)
 
 
 class StepIndex(LineIndex):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
 
 
 def edit_distance(a: str, b: str, limit: int) -> int:
@@ -33,10 +34,18 @@ def allowed_distance(name: str) -> int:
 
 def closest(name: str, known: Iterable[str]) -> str | None:
     """The known name nearest to `name` within `allowed_distance` (one edit more when both start with the
-    same four letters: `retries` → `retry`), or None (ties: the first in sorted order)."""
+    same four letters: `retries` → `retry`), or None (ties: the first in sorted order).
+
+    Remembered: the language server asks the same questions of every version of a document (each
+    `$step.field` with an unknown field, at every edit)."""
+    return _closest(name, frozenset(known))
+
+
+@lru_cache(maxsize=1024)
+def _closest(name: str, known: frozenset[str]) -> str | None:
     limit = allowed_distance(name)
     best, best_distance = None, limit + 2
-    for candidate in sorted(set(known)):
+    for candidate in sorted(known):
         if candidate == name:
             continue
         distance = edit_distance(name.lower(), candidate.lower(), limit + 1)

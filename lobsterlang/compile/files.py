@@ -14,7 +14,7 @@ from lobsterlang.compile.reuse import active_cache
 from lobsterlang.compile.workflow import compile_document
 from lobsterlang.diagnostics import Diagnostic
 from lobsterlang.gcpause import collector_paused
-from lobsterlang.span import LineIndex
+from lobsterlang.span import LineIndex, line_index
 from lobsterlang.syntax.jsonload import compose_json
 from lobsterlang.syntax.nodes import NestingError, check_graph, needs_graph_check, nesting_diagnostic
 from lobsterlang.syntax.source import decode_source, text_problems
@@ -47,7 +47,7 @@ def _compile(source: str | bytes, path: str, strict: bool, *, keeps_tree: bool) 
         problems = text_problems(source)
         if problems:
             return finish(None, problems, source, strict), None
-        text, index = source, LineIndex(source)
+        text, index = source, line_index(source)
     is_json = PurePath(path).suffix.lower() == ".json"
     has_aliases_or_tags = needs_graph_check(text)
     cache = active_cache(path)

@@ -5,6 +5,7 @@ step compiler takes the step from its cache (`compile.reuse`)."""
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterator
 from itertools import pairwise
 
@@ -20,6 +21,9 @@ PLACEHOLDER = "x"
 _UNSAFE = re.compile("[#\x85\u2028\u2029]|\r(?!\n)")
 """In a step's text, what keeps it composed: a comment (the comment survey reads the step's keys around it), or a
 line break other than `\\n` and `\\r\\n` (the placeholder keeps those alone)."""
+_MAY_BE_UNSAFE = re.compile("[#\x85\u2028\u2029\r]")
+"""Where an `_UNSAFE` match can start: one search of the whole text finds the steps worth searching (a character
+class is searched fast; `_UNSAFE`, an alternation, reads every character of every step)."""
 
 
 class LeftOutStepChanged(Exception):
@@ -56,6 +60,7 @@ def _unchanged(old: str, regions: list[tuple[int, int]], new: str) -> Iterator[t
     whose text holds what a placeholder cannot replace (`_UNSAFE`, or an anchor another may repeat)."""
     if not regions:
         return
+    marks = [found.start() for found in _MAY_BE_UNSAFE.finditer(new)]
     prefix = _common_prefix(old, new)
     suffix = _common_suffix(old, new, min(len(old), len(new)) - prefix)
     moved, tail = len(new) - len(old), len(old) - suffix
@@ -66,8 +71,14 @@ def _unchanged(old: str, regions: list[tuple[int, int]], new: str) -> Iterator[t
             found = (start + moved, end + moved)
         else:
             continue
-        if found[1] - found[0] > 1 and _UNSAFE.search(new, *found) is None and not may_anchor(new, *found):
+        if found[1] - found[0] > 1 and not _unsafe(new, marks, *found) and not may_anchor(new, *found):
             yield found
+
+
+def _unsafe(text: str, marks: list[int], start: int, end: int) -> bool:
+    """Whether `_UNSAFE` matches in `text[start:end]`, searched only when one of `marks` (where a match can start) is there."""
+    at = bisect_left(marks, start)
+    return at < len(marks) and marks[at] < end and _UNSAFE.search(text, start, end) is not None
 
 
 def _common_prefix(a: str, b: str) -> int:

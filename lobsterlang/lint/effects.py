@@ -222,10 +222,12 @@ def previews_dropped(effects: dict[Unit, str]) -> dict[Unit, str]:
     again with `--execute` (or `--confirm`, `--yes`…) while this one has no such flag only shows what would happen."""
     if len(effects) < 2:
         return effects
-    texts = {unit: _shell_text(unit) for unit in effects}
-    previews = {unit for unit, why in effects.items()
-                if not _EXECUTE_FLAGS.search(texts[unit]) and any(
-                    other.index > unit.index and effects[other] == why and _EXECUTE_FLAGS.search(texts[other]) for other in effects)}
+    executes = {unit: _EXECUTE_FLAGS.search(_shell_text(unit)) is not None for unit in effects}
+    last_executing: dict[str, int] = {}  # by why: the step index of the last unit that acts for real
+    for unit, why in effects.items():
+        if executes[unit]:
+            last_executing[why] = max(last_executing.get(why, -1), unit.index)
+    previews = {unit for unit, why in effects.items() if not executes[unit] and last_executing.get(why, -1) > unit.index}
     return {unit: why for unit, why in effects.items() if unit not in previews} if previews else effects
 
 

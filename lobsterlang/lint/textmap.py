@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from lobsterlang import ir
-from lobsterlang.span import LineIndex, Span
+from lobsterlang.span import LineIndex, Span, line_index
 
 _SKIPPABLE = frozenset(" \t\r\n\\\"'")
 
@@ -102,7 +102,7 @@ class TextMap:
     def __init__(self, source: str, offsets: Offsets = part_offsets) -> None:
         self.source = source
         self.offsets = offsets
-        self.index = LineIndex(source)
+        self.index = line_index(source)
 
     def span(self, template: ir.Template, start: int, end: int) -> Span:
         """The file span of `template.text[start:end]`."""

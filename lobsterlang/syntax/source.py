@@ -79,8 +79,9 @@ _SURROGATE = re.compile(r"[\ud800-\udfff]")  # the escapes are the pattern's: th
 
 
 def text_problems(text: str) -> list[Diagnostic]:
-    """E001 at the first lone surrogate of already decoded text (it cannot be encoded, so nothing can parse it)."""
-    found = _SURROGATE.search(text)
+    """E001 at the first lone surrogate of already decoded text (it cannot be encoded, so nothing can parse it).
+    An ASCII text has none, and says so without a scan (`str.isascii` reads a flag of the string)."""
+    found = None if text.isascii() else _SURROGATE.search(text)
     if found is None:
         return []
     index = LineIndex(text)

@@ -27,6 +27,7 @@ from lobsterlang.query.names import (
 from lobsterlang.query.recover import compile_recovering
 from lobsterlang.reading import special_kind
 from lobsterlang.record import replace
+from lobsterlang.span import Span
 from lobsterlang.syntax.source import over_limit, read_source
 from lobsterlang_lsp.positions import UTF16, PositionMap
 
@@ -123,23 +124,27 @@ class Analysis:
 
 
 class NamesUnder:
-    """For one document: the names written inside each finding's span, kept as long as the finding is the same
-    object (a per-step finding of a step no edit touched, `lint.stepwise`: its span holds the same text)."""
+    """For one document: the names written inside each finding's span, kept as long as the span is the same object.
+
+    A span object outlives a version only in a step no edit touched (`compile.reuse`), where it moves with the step
+    and covers the same text: the IR's own spans, which whole-file rules report at (`$step.field` references), and
+    the spans of the per-step findings such a step keeps (`lint.stepwise`)."""
 
     def __init__(self) -> None:
-        self._found: dict[int, tuple[Diagnostic, frozenset[tuple[NameKind, str]]]] = {}
+        self._found: dict[int, tuple[Span, frozenset[tuple[NameKind, str]]]] = {}
 
     def of(self, diag: Diagnostic, analysis: Analysis) -> frozenset[tuple[NameKind, str]]:
-        known = self._found.get(id(diag))
-        if known is not None and known[0] is diag:
+        span = diag.span
+        known = self._found.get(id(span))
+        if known is not None and known[0] is span:
             return known[1]
-        named = frozenset((o.kind, o.name) for o in analysis.occurrences_in(diag.span.start, max(diag.span.end, diag.span.start)))
-        self._found[id(diag)] = (diag, named)
+        named = frozenset((o.kind, o.name) for o in analysis.occurrences_in(span.start, max(span.end, span.start)))
+        self._found[id(span)] = (span, named)
         return named
 
     def keep_only(self, findings: Iterable[Diagnostic]) -> None:
-        """Forget the findings of earlier versions."""
-        kept = {id(d) for d in findings}
+        """Forget the spans of earlier versions' findings."""
+        kept = {id(d.span) for d in findings}
         self._found = {key: value for key, value in self._found.items() if key in kept}
 
 

@@ -6,13 +6,14 @@ from bisect import bisect_right
 
 from lsprotocol import types
 
-from lobsterlang.span import line_starts
+from lobsterlang.span import line_index
 
 UTF16 = types.PositionEncodingKind.Utf16
 
 
 class PositionMap:
-    """Converts between offsets into one text and LSP positions; built once per document version.
+    """Converts between offsets into one text and LSP positions; built once per document version, on the line
+    index its compile made (`span.line_index`).
 
     Characters are counted in the position encoding the server and the client agreed on at
     initialization (UTF-16 unless the client offered UTF-8 or UTF-32 first, as Neovim, Helix and Emacs do).
@@ -23,7 +24,7 @@ class PositionMap:
     def __init__(self, text: str, encoding: str = UTF16) -> None:
         self.text = text
         self.encoding = encoding
-        self._starts = line_starts(text)
+        self._starts = line_index(text).starts
 
     def position(self, offset: int) -> types.Position:
         offset = max(0, min(offset, len(self.text)))

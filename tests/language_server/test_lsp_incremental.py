@@ -3,11 +3,14 @@ unchanged steps keep their IR, lint findings and related names from version to v
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from lobsterlang_lsp.convert import Capabilities, diagnostic
-from lobsterlang_lsp.documents import Documents
+from lobsterlang_lsp.documents import Analysis, Documents
 from lsprotocol import types
+
+from lobsterlang.query.names import Occurrence
 
 URI = "file:///nowhere/flow.lobster"
 START = """\
@@ -82,3 +85,51 @@ def test_edits_give_the_diagnostics_of_a_fresh_start(edits: list[Edit]) -> None:
         text = edited(text, edit)
         assert lsp_diagnostics(documents, text, version) == lsp_diagnostics(Documents(), text, 1)
         _ = documents.analysis(URI, text, version).occurrences  # what a hover or rename between edits computes
+
+
+TYPO = START.replace("    when: $gate.approved\n", "    when: $gate.approved\n  - id: show\n    run: echo $fetch.jsn\n")
+
+
+def _typo_span(documents: Documents, text: str, version: int) -> tuple[int, int]:
+    [found] = [d for d in documents.analysis(URI, text, version).findings or () if d.code == "L108"]
+    return found.span.start, found.span.end
+
+
+def _typo(items: list[types.Diagnostic]) -> types.Diagnostic:
+    [found] = [d for d in items if d.code == "L108"]
+    return found
+
+
+def test_a_findings_related_names_follow_its_step(monkeypatch: pytest.MonkeyPatch) -> None:
+    """L108 makes a new finding at every lint, on the span of the IR's `$fetch.jsn`: the names under it are kept while
+    that step is unchanged (its span the same object), moved with it, and looked up again once the step changes."""
+    looked_up: list[tuple[int, int]] = []
+    occurrences_in = Analysis.occurrences_in
+
+    def noted(self: Analysis, start: int, end: int) -> list[Occurrence]:
+        looked_up.append((start, end))
+        return occurrences_in(self, start, end)
+
+    monkeypatch.setattr(Analysis, "occurrences_in", noted)
+    documents = Documents()
+    first = _typo(lsp_diagnostics(documents, TYPO, 1))
+    assert first.related_information is not None
+    assert [r.message for r in first.related_information] == ["step `fetch` is defined here"]
+    assert _typo_span(documents, TYPO, 1) in looked_up
+
+    looked_up.clear()
+    shifted_text = "# a line above\n" + TYPO
+    shifted = _typo(lsp_diagnostics(documents, shifted_text, 2))
+    assert _typo_span(documents, shifted_text, 2) not in looked_up
+    assert shifted == _typo(lsp_diagnostics(Documents(), shifted_text, 1))
+    assert (shifted.range.start.line, shifted.range.start.character) == (first.range.start.line + 1, first.range.start.character)
+    assert shifted.message == first.message
+    assert shifted.related_information is not None
+    assert shifted.related_information[0].location.range.start.line == first.related_information[0].location.range.start.line + 1
+
+    changed_text = shifted_text.replace("echo $fetch.jsn", "echo $setup.jsn")
+    changed = _typo(lsp_diagnostics(documents, changed_text, 3))
+    assert _typo_span(documents, changed_text, 3) in looked_up
+    assert changed == _typo(lsp_diagnostics(Documents(), changed_text, 1))
+    assert changed.related_information is not None
+    assert [r.message for r in changed.related_information] == ["step `setup` is defined here"]
