@@ -163,10 +163,15 @@ WHY: dict[str, str] = {
     "earlier ones); a branch's sibling branches run at the same time, so it does not gate them.",
     "L403": "In lobsterlang gates halt the run anywhere: `approval:` and `input:` steps, sub-steps and branches, and "
     "`ask` and `approve` stages, in a sub-workflow at any depth, a for_each sub-step or a parallel branch "
-    "(docs/workflows.md, \"Gates anywhere\"), so the rule is reported only for `target = \"reference\"`. Under the "
-    "reference an `approve` *stage* in a pipeline cannot halt a workflow (L206 for a step's own): in a loop's "
-    "sub-step or a parallel branch it fails the step outside a terminal, and in a sub-workflow's `pipeline:` step "
-    "it fails the calling step (`… halted for approval inside pipeline stage approve`).",
+    "(docs/workflows.md, \"Gates anywhere\"), so the rule is reported only for `target = \"reference\"`. The "
+    "reference halts only at a top-level gate. It ignores `approval:` on a parallel branch, so the branch runs and "
+    "its result is used without asking (recorded: tests/cases/workflow_runs/121), and refuses a branch with "
+    "`input:`; it refuses a `for_each` whose sub-steps hold an approval or input step (`… for_each sub-steps cannot "
+    "contain approval or input steps`, case 122); a sub-workflow's approval step fails the calling step (`… "
+    "sub-workflow halted for approval`, case 32). An `approve` *stage* in a pipeline cannot halt a workflow either "
+    "(L206 for a step's own): in a loop's sub-step or a parallel branch it fails the step outside a terminal, and in "
+    "a sub-workflow's `pipeline:` step it fails the calling step (`… halted for approval inside pipeline stage "
+    "approve`). L402 and L406 leave these gates to this rule under the reference.",
     "L404": "A retried side effect can happen twice: the first attempt may have sent the mail before it timed "
     "out. Retry the steps that read; make effects idempotent. Reads such as `kubectl rollout status` are not "
     "effects. A retried parallel step runs again the branches that did not finish, and a retried `for_each` loop "

@@ -29,6 +29,7 @@ from lobsterlang.lint.gates import (
     nearest_gate,
     nested_approvals,
     nested_gates,
+    node,
     own_approval,
     ungated_note,
 )
@@ -103,7 +104,10 @@ def approval_gates_nothing(ctx: LintContext) -> Iterator[Diagnostic]:
 
 def _nested_gates_nothing(ctx: LintContext) -> Iterator[Diagnostic]:
     """L402 for approval sub-steps and branches: what runs after one is the later steps and, in a loop, the loop's
-    other sub-steps (the item's later ones, the next item's earlier ones); a branch's siblings run meanwhile."""
+    other sub-steps (the item's later ones, the next item's earlier ones); a branch's siblings run meanwhile. Under
+    the reference a nested gate does not work at all: L403 says so, and nothing here."""
+    if ctx.target == "reference":
+        return
     for gate in ctx.shared(nested_approvals):
         approval = own_approval(gate)
         assert approval is not None
@@ -156,11 +160,12 @@ def _approve_stages(ctx: LintContext) -> Iterator[tuple[Unit, ir.Stage]]:
 
 
 @rule("L403", "nested-approval", Severity.ERROR,
-      "an `approve` stage in a loop's sub-step, a parallel branch or a sub-workflow's step: the reference cannot halt "
-      "the run there (target `reference`)")
+      "a gate inside a loop's sub-step, a parallel branch or a sub-workflow, where the reference cannot halt the run "
+      "(target `reference`)")
 def nested_approval(ctx: LintContext) -> Iterator[Diagnostic]:
-    if ctx.target != "reference":  # lobsterlang halts the run at an `approve` stage anywhere
+    if ctx.target != "reference":  # lobsterlang halts the run at a gate anywhere
         return
+    yield from _nested_gate_steps(ctx)
     hint = ("the reference fails there: end the pipeline before `approve` and put an `approval:` step after the "
             "step that holds it, or run the file with lobsterlang, where the stage halts the run")
     for unit, stage in _approve_stages(ctx):
@@ -173,6 +178,38 @@ def nested_approval(ctx: LintContext) -> Iterator[Diagnostic]:
         yield ctx.diag("L403", call.path.span, f"sub-workflow `{call.path.text}` has pipeline step `{child.approves[0]}` with an "
                        f"`approve` stage, which cannot halt the run under the reference: outside a terminal step `{unit.id}` fails",
                        hint)
+
+
+_LATER = "or run the file with lobsterlang, where the gate halts the run there"
+
+
+def _nested_gate_steps(ctx: LintContext) -> Iterator[Diagnostic]:
+    """`approval:` and `input:` gates the reference does not halt at (tests/cases/workflow_runs 32, 121 and 122)."""
+    for unit in ctx.units:
+        if unit.gate is None or unit.kind == "step":
+            continue
+        gate = node(unit)
+        span = gate.approval.span if unit.gate == "approval" and gate.approval is not None else unit.id_span
+        if unit.kind == "branch" and unit.gate == "approval":
+            yield ctx.diag("L403", span, f"the reference ignores `approval:` on parallel branch `{unit.id}`: the branch runs, "
+                           "and its result is used, without asking", f"put an `approval:` step before the parallel step, {_LATER}")
+        elif unit.kind == "branch":
+            yield ctx.diag("L403", span, f"the reference refuses parallel branch `{unit.id}`: a branch needs `run`, `command` or "
+                           "`pipeline` there, and `input:` is not one", f"ask with an `input:` step before the parallel step, {_LATER}")
+        elif unit.position == _first_gate(unit):
+            yield ctx.diag("L403", span, f"the reference refuses for_each `{unit.step.id}`: its sub-step `{unit.id}` is an "
+                           f"{unit.gate} step (the run fails when it reaches the loop)",
+                           f"ask once before the loop, with the items it will act on, {_LATER}")
+    for unit, call, child in ctx.shared(children):
+        if child.asks:
+            yield ctx.diag("L403", call.path.span, f"sub-workflow `{call.path.text}` halts at its approval step `{child.asks}`: "
+                           f"the reference fails step `{unit.id}` there", f"approve before calling it, {_LATER}")
+
+
+def _first_gate(unit: Unit) -> int:
+    """The position of the first gate among the sub-steps of `unit`'s loop (the reference names the loop once)."""
+    assert unit.loop is not None
+    return next(i for i, sub in enumerate(unit.loop.steps) if sub.approval is not None or sub.input is not None)
 
 
 def _retries(retry: ir.Retry | None) -> bool:
@@ -276,7 +313,7 @@ def _blind(gate: Unit) -> bool:
 def blind_approval(ctx: LintContext) -> Iterator[Diagnostic]:
     for gate in ctx.units:
         approval = own_approval(gate)
-        if approval is not None and _blind(gate):
+        if approval is not None and _blind(gate) and (gate.kind == "step" or ctx.target != "reference"):  # else L403
             yield ctx.diag("L406", approval.span,
                            f"approval `{gate.id}` has no stdin, no preview and a generic prompt: the approver cannot see what they approve",
                            "add `stdin: $step.json` with the data to act on, and a prompt that says what will happen")
