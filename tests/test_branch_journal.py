@@ -227,3 +227,46 @@ def test_each_step_costs_one_sync_of_the_journal_made_before_its_command(
         ["start", "started", "done", "started"],
         ["start", "started", "done", "started", "done", "started"],
     ]
+
+
+SENDING = """steps:
+  - id: items
+    run: echo '[0, 1]'
+  - id: loop
+    for_each: $items.json
+    item_var: n
+    retry: {max: 2, delay_ms: 0}
+    steps:
+      - id: wait
+        run: |
+          [ "$n.stdout" = 1 ] && [ ! -e "$MARK" ] && { touch "$MARK"; echo $$ > "$SLEEPER"; exec sleep 30; }
+          printf '{"to": "a@example.com"}'
+      - id: send
+        stdin: $wait.json
+        pipeline: gog.gmail.send
+"""
+GOG = """#!/bin/sh
+echo send >> "$LEDGER"
+echo '{"sent": true}'
+"""
+
+
+def test_a_recorded_items_call_does_not_stop_the_retry_of_the_item_in_flight(tmp_path: Path, env: dict[str, str]) -> None:
+    """Item 0 sent its mail and was recorded; item 1 was killed before sending anything. Its `retry:` runs it again
+    after the crash without a flag: the journal names the branch of each call, and item 0's call is settled."""
+    gog = tmp_path / "gog"
+    gog.write_text(GOG)
+    gog.chmod(0o755)
+    env = {**env, "GOG_BIN": str(gog)}
+    (tmp_path / "send.lobster").write_text(SENDING)
+    run_id = kill_when_hung(env, tmp_path / "send.lobster")
+    assert ledger(env) == Counter({"send": 1})
+    [journal] = runs_dir(StateStore(Path(env["LOBSTER_STATE_DIR"]))).glob("*.jsonl")
+    [call] = [json.loads(line) for line in journal.read_text().splitlines() if '"dispatched"' in line]
+    assert call["branch"] == "0/send", call
+    done = subprocess.run([sys.executable, "-c", CLI, "resume", "--run", run_id], env=env, capture_output=True, text=True,
+                          timeout=60)
+    envelope = json.loads(done.stdout)
+    assert envelope["ok"] and [it["send"] for it in envelope["output"]] == [{"sent": True}] * 2, envelope
+    assert "its retry policy runs it again" in done.stderr
+    assert ledger(env) == Counter({"send": 2})  # once per item

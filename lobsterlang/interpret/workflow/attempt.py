@@ -17,7 +17,8 @@ TIMEOUT_REASON = "timeout"
 class AttemptCancellation(Cancellation):
     """A child of the run's cancellation: spawns through the parent, and can be stopped on its own."""
 
-    def __init__(self, parent: Cancellation, record: Callable[[str], None] | None = None) -> None:
+    def __init__(self, parent: Cancellation, record: Callable[[str, str | None], None] | None = None,
+                 branch: str | None = None) -> None:
         super().__init__()
         self.parent = parent
         self.procs: set[subprocess.Popen[bytes]] = set()
@@ -29,7 +30,10 @@ class AttemptCancellation(Cancellation):
         """Commands this attempt dispatched (and may have had their effect): `openclaw.invoke`, `gog.gmail.send`…"""
         self.record = record
         """Records a dispatch durably before the call goes out (a top-level step's: its run journal, and the step whose
-        shell started this run)."""
+        shell started this run), with the branch that made it."""
+        self.branch = branch
+        """The branch this attempt runs (a parallel branch's id; a loop sets its current item's sub-step key): its
+        dispatches are journaled with it, so a recorded branch's calls do not stop a retry after a crash."""
         if isinstance(parent, AttemptCancellation):
             parent.children.append(self)
 
@@ -41,15 +45,16 @@ class AttemptCancellation(Cancellation):
     def timed_out(self) -> bool:
         return self.reason == TIMEOUT_REASON
 
-    def dispatched(self, command: str) -> None:
-        """`command` is sending its call now; the attempts this one runs in (a parallel step's, a calling step's) too.
-        When `record` cannot record it, it raises and the call does not go out."""
+    def dispatched(self, command: str, branch: str | None = None) -> None:
+        """`command` is sending its call now, from `branch` (else this attempt's); the attempts this one runs in (a
+        parallel step's, a calling step's) too. When `record` cannot record it, it raises and the call does not go out."""
+        branch = branch if branch is not None else self.branch
         with self.lock:
             self.calls.append(command)
         if isinstance(self.parent, AttemptCancellation):
-            self.parent.dispatched(command)
+            self.parent.dispatched(command, branch)
         if self.record is not None:
-            self.record(command)
+            self.record(command, branch)
 
     def settled(self, since: int) -> None:
         """The calls noted after the first `since` belong to work whose record is kept (a finished loop item, which

@@ -17,16 +17,17 @@ from lobsterlang.interpret.workflow.context import Frame
 from lobsterlang.interpret.workflow.errors import Dispatched, NotRetried, Unrecoverable, WorkflowError
 
 
-def noting(journal: Callable[[int, ir.Step, str], None], index: int, step: ir.Step,
-           frame: Frame) -> Callable[[str], None]:
-    """What a step's attempt does with each call it dispatches, before the call goes out: a run started by a
-    workflow step's shell (its environment names a dispatch link) tells that step first, then its journal."""
+def noting(journal: Callable[[int, ir.Step, str, str | None], None], index: int, step: ir.Step,
+           frame: Frame) -> Callable[[str, str | None], None]:
+    """What a step's attempt does with each call it dispatches (from a branch, or None), before the call goes out: a
+    run started by a workflow step's shell (its environment names a dispatch link) tells that step first, then its
+    journal."""
     outer = dispatch_reporter(frame.base_env) if not frame.key_path else None
 
-    def note(call: str) -> None:
+    def note(call: str, branch: str | None) -> None:
         if outer is not None:
             outer(call)
-        journal(index, step, call)
+        journal(index, step, call, branch)
 
     return note
 

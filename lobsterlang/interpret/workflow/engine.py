@@ -106,8 +106,9 @@ class Hooks:
                     spend: Sequence[dict[str, Any]] = ()) -> None:
         """After one branch's record was made."""
 
-    def dispatched(self, index: int, step: ir.Step, call: str) -> None:
-        """Before a call of step `index` goes out (`openclaw.invoke`…): after it, the step is not retried on its own."""
+    def dispatched(self, index: int, step: ir.Step, call: str, branch: str | None = None) -> None:
+        """Before a call of step `index` goes out (`openclaw.invoke`…), from `branch` of it (None: the step itself):
+        after it, the step is not retried on its own while that branch is unrecorded."""
 
 
 def stopped(cancel: Cancellation) -> bool:

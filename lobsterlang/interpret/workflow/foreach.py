@@ -115,7 +115,7 @@ def _iteration(
             since = len(cancel.calls) if isinstance(cancel, AttemptCancellation) else 0
             scope = Scope(runner.frame.args, scope_results, runner.opts.raw_args, runner.frame.authored)
             gate = SubGate(runner, step, sub, index)
-            record = gate.ask_input(scope, previous) if sub.input is not None else _run_sub(gate, scope, cancel)
+            record = gate.ask_input(scope, previous) if sub.input is not None else _run_in_branch(gate, scope, cancel, key)
             if sub.approval is not None:
                 gate.ask_approval(record, scope)
             runner.cost.record(f"{step.id}.{sub.id}", record)
@@ -178,6 +178,17 @@ class SubGate:
         from lobsterlang.interpret.workflow.prompts import ask_input
 
         return {"id": self.sub.id, "subject": subject, "response": ask_input(self.sub, self.runner.opts)}
+
+
+def _run_in_branch(gate: SubGate, scope: Scope, cancel: Cancellation, key: str) -> Record:
+    """`_run_sub`, its dispatches journaled as branch `key`'s (the loop's items run one at a time)."""
+    if not isinstance(cancel, AttemptCancellation):
+        return _run_sub(gate, scope, cancel)
+    outer, cancel.branch = cancel.branch, key
+    try:
+        return _run_sub(gate, scope, cancel)
+    finally:
+        cancel.branch = outer
 
 
 def _run_sub(gate: SubGate, scope: Scope, cancel: Cancellation) -> Record:

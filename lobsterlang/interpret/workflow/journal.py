@@ -187,9 +187,13 @@ class EventJournal(Hooks):
         """The step that stopped the run failed after dispatching `calls`: `retry:` did not run it again."""
         self.append({"event": "not_retried", "index": index, "step": step_id, "calls": list(calls)})
 
-    def dispatched(self, index: int, step: ir.Step, call: str) -> None:
-        """Written (fsynced) before the call goes out: a run killed after it does not run the step again on its own."""
-        self.append({"event": "dispatched", "index": index, "step": step.id, "call": call})
+    def dispatched(self, index: int, step: ir.Step, call: str, branch: str | None = None) -> None:
+        """Written (fsynced) before the call goes out: a run killed after it does not run the step again on its own
+        (`branch`: the branch that made it, whose record, once written, settles it)."""
+        event = {"event": "dispatched", "index": index, "step": step.id, "call": call}
+        if branch is not None:
+            event["branch"] = branch
+        self.append(event)
 
     def halted(self, index: int, gate: str, state_key: str, expires_at: str | None = None,
                gates: Sequence[dict[str, str]] = ()) -> None:
@@ -378,7 +382,10 @@ class RunLog:
     spend: list[dict[str, Any]] = field(default_factory=list)
     """The run's LLM spend as of the last event that carried it."""
     dispatched: list[str] = field(default_factory=list)
-    """The calls the uncertain step's last attempt dispatched (which may have taken effect)."""
+    """The calls the uncertain step's last attempt dispatched (which may have taken effect), but for those of branches
+    recorded since (a retry does not repeat them)."""
+    dispatched_by: list[str | None] = field(default_factory=list)
+    """The branch that dispatched each of `dispatched` (None: the step itself, or not known)."""
     not_retried: list[str] | None = None
     """The calls the uncertain step had dispatched when it failed and was not retried (None: it was not)."""
     answer: dict[str, Any] | None = None
@@ -480,10 +487,12 @@ def _apply(log: RunLog, event: dict[str, Any]) -> None:
         log.uncertain = (event["index"], event["step"])
         log.attempts += 1
         log.branch_journaled = bool(event.get("branches"))
-        log.not_retried, log.dispatched = None, []
+        log.not_retried, log.dispatched, log.dispatched_by = None, [], []
     elif kind == "dispatched":
         if log.uncertain == (event["index"], event["step"]):
+            branch = event.get("branch")
             log.dispatched.append(event["call"])
+            log.dispatched_by.append(branch if isinstance(branch, str) else None)
     elif kind in ("branch_started", "branch_done"):
         _apply_branch(log, event)
     elif kind == "done":
@@ -525,6 +534,14 @@ def _apply_branch(log: RunLog, event: dict[str, Any]) -> None:
         log.open_branches.append(key)
     else:
         log.branches[key] = event["record"]
+        _settle(log, key)
+
+
+def _settle(log: RunLog, key: str) -> None:
+    """Branch `key` was recorded: the calls it dispatched no longer stop a retry (it never runs again)."""
+    if key in log.dispatched_by:
+        kept = [(call, by) for call, by in zip(log.dispatched, log.dispatched_by, strict=True) if by != key]
+        log.dispatched, log.dispatched_by = [call for call, _ in kept], [by for _, by in kept]
 
 
 def list_runs(store: StateStore, problems: list[str] | None = None) -> list[RunLog]:

@@ -47,7 +47,7 @@ class _Branches:
     def __init__(self, runner: Runner, step: ir.Step, block: ir.Parallel, cwd: str, cancel: AttemptCancellation) -> None:
         self.runner, self.step, self.block = runner, step, block
         self.cwd = cwd
-        self.cancels = [AttemptCancellation(cancel) for _ in block.branches]
+        self.cancels = [AttemptCancellation(cancel, branch=branch.id) for branch in block.branches]
         self.done: queue.Queue[Settled] = queue.Queue()
         self.threads: list[threading.Thread] = []
 
