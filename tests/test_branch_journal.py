@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from lobsterlang.interpret.state import StateStore
-from lobsterlang.interpret.workflow.journal import list_runs, runs_dir
+from lobsterlang.interpret.workflow.runlog import list_runs, runs_dir
 
 CLI = "import sys; from lobsterlang.cli import main; sys.exit(main(sys.argv[1:]))"
 HANG = '[ "$ITEM" = 3 ] && [ ! -e "$MARK" ] && { touch "$MARK"; echo $$ > "$SLEEPER"; exec sleep 30; }; true'

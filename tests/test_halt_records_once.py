@@ -20,7 +20,8 @@ from lobsterlang.interpret.gatestate import SECTION
 from lobsterlang.interpret.signing import MAC_KEY, Signer
 from lobsterlang.interpret.state import StateStore
 from lobsterlang.interpret.workflow import recorddigest
-from lobsterlang.interpret.workflow.journal import EventJournal, event_line, read_journal
+from lobsterlang.interpret.workflow.journal import EventJournal, event_line
+from lobsterlang.interpret.workflow.runlog import read_journal
 
 Capture = pytest.CaptureFixture[str]
 __all__ = ["work"]  # a fixture, used by name

@@ -16,7 +16,7 @@ from lobsterlang.interpret.state import StateStore
 from lobsterlang.interpret.workflow import attempt, engine
 from lobsterlang.interpret.workflow.attempt import TIMEOUT_REASON, AttemptCancellation
 from lobsterlang.interpret.workflow.idempotency import idempotency_key
-from lobsterlang.interpret.workflow.journal import list_runs
+from lobsterlang.interpret.workflow.runlog import list_runs
 
 RETRIED = """\
 steps:

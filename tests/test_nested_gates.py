@@ -26,8 +26,8 @@ from lobsterlang.interpret.process import Cancellation
 from lobsterlang.interpret.state import StateStore
 from lobsterlang.interpret.workflow.context import Frame, Options
 from lobsterlang.interpret.workflow.engine import Runner
-from lobsterlang.interpret.workflow.journal import list_runs
 from lobsterlang.interpret.workflow.loader import load_workflow
+from lobsterlang.interpret.workflow.runlog import list_runs
 
 Capture = pytest.CaptureFixture[str]
 

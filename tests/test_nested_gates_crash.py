@@ -20,7 +20,7 @@ import pytest
 
 from lobsterlang.interpret.state import StateStore
 from lobsterlang.interpret.wiring import store_from_env
-from lobsterlang.interpret.workflow.journal import runs_dir
+from lobsterlang.interpret.workflow.runlog import runs_dir
 from lobsterlang.interpret.workflow.stores import backend_of
 
 CLI = "import sys; from lobsterlang.cli import main; sys.exit(main(sys.argv[1:]))"

@@ -19,8 +19,8 @@ import pytest
 
 from lobsterlang.cli import main
 from lobsterlang.interpret.state import StateStore
-from lobsterlang.interpret.workflow.journal import list_runs
 from lobsterlang.interpret.workflow.runlock import RunBusy, hold_run, holder_pid, lock_path
+from lobsterlang.interpret.workflow.runlog import list_runs
 
 RACERS = 5
 WAIT_FOR_GO = 'i=0; while [ ! -e "$GO" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done; '

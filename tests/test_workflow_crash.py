@@ -21,7 +21,7 @@ import lobsterlang.interpret.workflow.frontend
 import lobsterlang.interpret.workflow.runs  # noqa: F401  (loaded before forking, so a child starts at once)
 from lobsterlang.cli import main
 from lobsterlang.interpret.state import StateStore
-from lobsterlang.interpret.workflow.journal import RunLog, list_runs, read_journal, runs_dir
+from lobsterlang.interpret.workflow.runlog import RunLog, list_runs, read_journal, runs_dir
 
 STEPS = ["s1", "s2", "s3", "s4", "s5"]
 WORKFLOW = "steps:\n" + "".join(f'  - id: {s}\n    run: echo {s} >> "$LEDGER"\n' for s in STEPS)

@@ -11,7 +11,7 @@ import click
 from lobsterlang.interpret.errors import LobsterRunError
 from lobsterlang.interpret.gatestate import is_expired
 from lobsterlang.interpret.wiring import store_from_env
-from lobsterlang.interpret.workflow.journal import RunLog
+from lobsterlang.interpret.workflow.runlog import RunLog
 from lobsterlang.interpret.workflow.stores import Holder, backend_of
 
 

@@ -21,7 +21,8 @@ from lobsterlang.interpret.errors import ApprovalNotFound, StateNotFound, UsageE
 from lobsterlang.interpret.state import Claim, _process_alive, approval_id_of, now_iso, random_hex
 from lobsterlang.interpret.statefiles import CorruptState
 from lobsterlang.interpret.workflow.errors import WorkflowUsageError
-from lobsterlang.interpret.workflow.journal import EventJournal, RunLog, replay
+from lobsterlang.interpret.workflow.journal import EventJournal
+from lobsterlang.interpret.workflow.runlog import RunLog, replay
 from lobsterlang.interpret.workflow.stores import BackendStore, Holder
 
 SCHEMA_LOCK = 0x10B5_7E12

@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from lobsterlang.interpret.errors import StateIntegrityError
 from lobsterlang.interpret.state import StateStore
 from lobsterlang.interpret.statefiles import CorruptState, is_real_dir
-from lobsterlang.interpret.workflow import journal as files
+from lobsterlang.interpret.workflow.journal import Journal
 from lobsterlang.interpret.workflow.runlock import holder_pid
+from lobsterlang.interpret.workflow.runlog import RunLog, list_runs, read_journal, runs_dir
 from lobsterlang.interpret.workflow.stores import Holder
 
 
@@ -18,23 +19,23 @@ class FileBackend:
 
     store: StateStore
 
-    def journal(self, run_id: str) -> files.Journal:
-        return files.Journal(self.store, run_id)
+    def journal(self, run_id: str) -> Journal:
+        return Journal(self.store, run_id)
 
     def hold(self, run_id: str) -> None:
         """Nothing to take here: one machine's runs are serialised by the state directory's run locks."""
 
-    def read_run(self, run_id: str) -> files.RunLog | None:
+    def read_run(self, run_id: str) -> RunLog | None:
         if not run_id or "/" in run_id or "\0" in run_id or run_id in (".", ".."):
             return None
-        path = files.runs_dir(self.store) / f"{run_id}.jsonl"
+        path = runs_dir(self.store) / f"{run_id}.jsonl"
         try:
-            return files.read_journal(path) if is_real_dir(str(path.parent)) else None
+            return read_journal(path) if is_real_dir(str(path.parent)) else None
         except CorruptState as exc:
             raise StateIntegrityError(f"The journal of run {run_id} cannot be read: {exc}; nothing ran") from None
 
-    def list_runs(self) -> list[files.RunLog]:
-        return files.list_runs(self.store)
+    def list_runs(self) -> list[RunLog]:
+        return list_runs(self.store)
 
     def holders(self, run_ids: list[str]) -> dict[str, Holder]:
         """The processes holding the runs' lock files (this machine's processes: the state directory is local)."""

@@ -12,9 +12,10 @@ from lobsterlang.interpret.state import StateStore
 from lobsterlang.interpret.workflow.context import Answer, Frame, Options
 from lobsterlang.interpret.workflow.engine import Halt, Runner
 from lobsterlang.interpret.workflow.errors import WorkflowError, WorkflowUsageError
-from lobsterlang.interpret.workflow.journal import EventJournal, RunLog
+from lobsterlang.interpret.workflow.journal import EventJournal
 from lobsterlang.interpret.workflow.retry import policy
 from lobsterlang.interpret.workflow.runlock import hold_run
+from lobsterlang.interpret.workflow.runlog import RunLog
 from lobsterlang.interpret.workflow.runs import drive
 from lobsterlang.interpret.workflow.session import Journaled, RunInfo, file_digest, save_halt
 from lobsterlang.interpret.workflow.stores import backend_of, handoff_of

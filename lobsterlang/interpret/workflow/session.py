@@ -22,7 +22,8 @@ from lobsterlang.interpret.workflow.recorddigest import is_reference, reference,
 from lobsterlang.syntax.source import read_source
 
 if TYPE_CHECKING:
-    from lobsterlang.interpret.workflow.journal import EventJournal, RunLog
+    from lobsterlang.interpret.workflow.journal import EventJournal
+    from lobsterlang.interpret.workflow.runlog import RunLog
 
 STATE_PREFIX = "workflow_resume"
 RECORDS = "records"

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from lobsterlang.interpret.state import StateStore
 
 if TYPE_CHECKING:  # annotations only: a pipeline run needs the store, not the journal's module
-    from lobsterlang.interpret.workflow.journal import EventJournal, RunLog
+    from lobsterlang.interpret.workflow.journal import EventJournal
+    from lobsterlang.interpret.workflow.runlog import RunLog
 
 
 class Backend(Protocol):
