@@ -270,3 +270,43 @@ def test_a_recorded_items_call_does_not_stop_the_retry_of_the_item_in_flight(tmp
     assert envelope["ok"] and [it["send"] for it in envelope["output"]] == [{"sent": True}] * 2, envelope
     assert "its retry policy runs it again" in done.stderr
     assert ledger(env) == Counter({"send": 2})  # once per item
+
+
+CHILD = """steps:
+  - id: draft
+    run: |
+      printf '{"to": "a@example.com"}'
+  - id: send
+    stdin: $draft.json
+    pipeline: gog.gmail.send
+  - id: wait
+    run: |
+      [ -e "$MARK" ] || { touch "$MARK"; echo $$ > "$SLEEPER"; exec sleep 30; }
+      echo waited
+"""
+CALLER = """steps:
+  - id: notify
+    workflow: child.lobster
+    retry: {max: 2, delay_ms: 0}
+"""
+
+
+def test_a_recorded_sub_workflow_steps_call_does_not_stop_the_retry_of_the_calling_step(
+    tmp_path: Path, env: dict[str, str],
+) -> None:
+    """The same inside a sub-workflow: its `send` step's call is journaled as branch `send` of the calling step."""
+    gog = tmp_path / "gog"
+    gog.write_text(GOG)
+    gog.chmod(0o755)
+    env = {**env, "GOG_BIN": str(gog)}
+    (tmp_path / "child.lobster").write_text(CHILD)
+    (tmp_path / "caller.lobster").write_text(CALLER)
+    run_id = kill_when_hung(env, tmp_path / "caller.lobster")
+    [journal] = runs_dir(StateStore(Path(env["LOBSTER_STATE_DIR"]))).glob("*.jsonl")
+    [call] = [json.loads(line) for line in journal.read_text().splitlines() if '"dispatched"' in line]
+    assert call["branch"] == "send", call
+    done = subprocess.run([sys.executable, "-c", CLI, "resume", "--run", run_id], env=env, capture_output=True, text=True,
+                          timeout=60)
+    envelope = json.loads(done.stdout)
+    assert envelope["ok"] and envelope["status"] == "ok", (envelope, done.stderr)
+    assert ledger(env) == Counter({"send": 1})

@@ -14,11 +14,15 @@ from lobsterlang.interpret.process import Cancellation, kill_now
 TIMEOUT_REASON = "timeout"
 
 
+INSIDE = " > "
+"""Joins the key of a branch inside another in a run's journal: `<sub-workflow step> > <its branch>`."""
+
+
 class AttemptCancellation(Cancellation):
     """A child of the run's cancellation: spawns through the parent, and can be stopped on its own."""
 
     def __init__(self, parent: Cancellation, record: Callable[[str, str | None], None] | None = None,
-                 branch: str | None = None) -> None:
+                 branch: str | None = None, within: str | None = None) -> None:
         super().__init__()
         self.parent = parent
         self.procs: set[subprocess.Popen[bytes]] = set()
@@ -34,6 +38,9 @@ class AttemptCancellation(Cancellation):
         self.branch = branch
         """The branch this attempt runs (a parallel branch's id; a loop sets its current item's sub-step key): its
         dispatches are journaled with it, so a recorded branch's calls do not stop a retry after a crash."""
+        self.within = within
+        """The branch key of this attempt's step in the journal of the step that runs its workflow (a sub-workflow's
+        step), which the keys of its own branches go inside; None at the top level."""
         if isinstance(parent, AttemptCancellation):
             parent.children.append(self)
 
@@ -49,6 +56,8 @@ class AttemptCancellation(Cancellation):
         """`command` is sending its call now, from `branch` (else this attempt's); the attempts this one runs in (a
         parallel step's, a calling step's) too. When `record` cannot record it, it raises and the call does not go out."""
         branch = branch if branch is not None else self.branch
+        if self.within is not None:
+            branch = self.within if branch is None else f"{self.within}{INSIDE}{branch}"
         with self.lock:
             self.calls.append(command)
         if isinstance(self.parent, AttemptCancellation):

@@ -11,6 +11,7 @@ from lobsterlang.interpret.confine import outside_message
 from lobsterlang.interpret.pipeline import allowlist
 from lobsterlang.interpret.process import Cancellation
 from lobsterlang.interpret.values import stringify
+from lobsterlang.interpret.workflow.attempt import INSIDE
 from lobsterlang.interpret.workflow.context import Frame, check_required_args, resolve_args
 from lobsterlang.interpret.workflow.engine import Hooks
 from lobsterlang.interpret.workflow.errors import NestedGate, NestedGates, WorkflowError
@@ -22,7 +23,6 @@ if TYPE_CHECKING:
     from lobsterlang.interpret.workflow.engine import Halt, Runner
 
 CONTAINERS = (ir.WorkflowCall, ir.ForEach, ir.Parallel)
-INSIDE = " > "
 """Between a `workflow:` step's child step and a key inside that step, in the keys of its journaled branches."""
 
 

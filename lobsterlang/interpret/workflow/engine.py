@@ -326,7 +326,8 @@ class Runner:
     def attempt(self, step: ir.Step, env: dict[str, str], cwd: str, stdin: Any) -> tuple[Record, dict[str, Record]]:
         """One attempt under the step's timeout; a timeout becomes `Step '<id>' timed out after <n>ms`, a failure
         after a dispatch `Dispatched`."""
-        cancel = AttemptCancellation(self.frame.cancel, noting(self.hooks.dispatched, self.index, step, self.frame))
+        cancel = AttemptCancellation(self.frame.cancel, noting(self.hooks.dispatched, self.index, step, self.frame),
+                                     within=step.id if self.nested else None)
         timeout = step.timeout_ms if isinstance(step.timeout_ms, int) and not isinstance(step.timeout_ms, bool) else None
         with deadline(cancel, timeout):
             try:
