@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+from pathlib import Path
 
 from lobsterlang.interpret.errors import StateIntegrityError
 from lobsterlang.interpret.state import StateStore
@@ -25,10 +27,20 @@ class FileBackend:
     def hold(self, run_id: str) -> None:
         """Nothing to take here: one machine's runs are serialised by the state directory's run locks."""
 
-    def read_run(self, run_id: str) -> RunLog | None:
+    def has_run(self, run_id: str) -> bool:
+        path = self._path(run_id)
+        return path is not None and os.path.lexists(path)
+
+    def _path(self, run_id: str) -> Path | None:
+        """Where run `run_id`'s journal is (None for an id that is not a plain file name)."""
         if not run_id or "/" in run_id or "\0" in run_id or run_id in (".", ".."):
             return None
-        path = runs_dir(self.store) / f"{run_id}.jsonl"
+        return runs_dir(self.store) / f"{run_id}.jsonl"
+
+    def read_run(self, run_id: str) -> RunLog | None:
+        path = self._path(run_id)
+        if path is None:
+            return None
         try:
             return read_journal(path) if is_real_dir(str(path.parent)) else None
         except CorruptState as exc:

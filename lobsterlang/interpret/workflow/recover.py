@@ -44,7 +44,7 @@ def resume_run(run_id: str, decision: Any, retry_step: bool, skip_step: bool, ct
     store: StateStore = ctx.store
     try:
         backend = backend_of(store)
-        if backend.read_run(run_id) is None:
+        if not backend.has_run(run_id):
             handoff = handoff_of(store)
             finished = handoff.finished(store, run_id) if handoff is not None else None
             if finished is not None:
@@ -78,7 +78,8 @@ def _at_gate(log: RunLog, decision: Any, ctx: Any) -> Envelope:
     from lobsterlang.interpret.workflow.runs import resume
 
     step = log.halted.get("step")
-    return resume(str(log.halted.get("stateKey")), decision, ctx, run_id=log.run_id, gate=step if isinstance(step, str) else None)
+    return resume(str(log.halted.get("stateKey")), decision, ctx, run_id=log.run_id, gate=step if isinstance(step, str) else None,
+                  log=log)
 
 
 def _continue(log: RunLog, retry_step: bool, skip_step: bool, ctx: Any) -> Envelope:

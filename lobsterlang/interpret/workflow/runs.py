@@ -23,6 +23,7 @@ from lobsterlang.interpret.workflow.gategroup import forget_group, group_of
 from lobsterlang.interpret.workflow.gates import approver_of, check_approver, check_response
 from lobsterlang.interpret.workflow.journal import EventJournal, new_run_id
 from lobsterlang.interpret.workflow.runlock import RunBusy, hold_run
+from lobsterlang.interpret.workflow.runlog import RunLog
 from lobsterlang.interpret.workflow.session import RunInfo, Stored, file_digest, read_state, save_halts, take_journaled
 from lobsterlang.interpret.workflow.stores import backend_of, handoff_of
 
@@ -128,14 +129,15 @@ def _forget(store: StateStore, claim: Claim, stored: Stored | None, key: str) ->
 
 
 def resume(state_key: str, decision: Any, ctx: Any, token: TokenPayload | None = None, run_id: str | None = None,
-           gate: str | None = None) -> Envelope:
+           gate: str | None = None, log: RunLog | None = None) -> Envelope:
     """Resume a workflow halted at a gate (called by `lobster resume` for `workflow-file` tokens).
 
     `decision` is `lobsterlang.interpret.pipeline.session.Decision` (approve / response /
     cancel); `ctx` a pipeline `RunContext` (env, cwd, store, cancel); `token` the verified
     token (None for `resume --run RUN_ID`, which checks the state's own seal and that it is
-    bound to run `run_id` and its journal's `gate`). Returns the envelope. Whatever is refused
-    before a step starts puts the state back unchanged.
+    bound to run `run_id` and its journal's `gate`; `log`: that journal, read while the run is held,
+    so not read again). Returns the envelope. Whatever is refused before a step starts puts the
+    state back unchanged.
     """
     store: StateStore = ctx.store
     bound_run = token.binding.get("run") if token is not None and isinstance(token.binding, dict) else None
@@ -157,7 +159,7 @@ def resume(state_key: str, decision: Any, ctx: Any, token: TokenPayload | None =
     try:
         with hold_run(store, run_id):
             held = True
-            return _decide(stored, decision, ctx, claim, state_key, run_id)
+            return _decide(stored, decision, ctx, claim, state_key, run_id, log)
     except (RunBusy, StateIntegrityError) as exc:
         if held:
             raise
@@ -167,13 +169,14 @@ def resume(state_key: str, decision: Any, ctx: Any, token: TokenPayload | None =
         return error_envelope("runtime_error", str(exc))
 
 
-def _decide(stored: Stored, decision: Any, ctx: Any, claim: Claim, state_key: str, run_id: str) -> Envelope:
+def _decide(stored: Stored, decision: Any, ctx: Any, claim: Claim, state_key: str, run_id: str,
+            log: RunLog | None) -> Envelope:
     if decision.cancel or decision.approve is False:
         forget_group(ctx.store, stored, run_id)  # the other gates pending with it, if any
         _forget(ctx.store, claim, stored, state_key)
         backend_of(ctx.store).journal(run_id).finish()
         return cancelled_envelope()
-    return _continue(stored, decision, ctx, claim, state_key, run_id)
+    return _continue(stored, decision, ctx, claim, state_key, run_id, log)
 
 
 def _claim(store: StateStore, key: str, run_id: Any) -> Claim:
@@ -217,9 +220,10 @@ def _stored_ir(state: dict[str, Any]) -> Any:
     return section.get("ir") if isinstance(section, dict) else None
 
 
-def _continue(stored: Stored, decision: Any, ctx: Any, claim: Claim, state_key: str, run_id: str) -> Envelope:
+def _continue(stored: Stored, decision: Any, ctx: Any, claim: Claim, state_key: str, run_id: str,
+              log: RunLog | None) -> Envelope:
     store: StateStore = ctx.store
-    journal = _followed(stored, claim, state_key, run_id, store)
+    journal = _followed(stored, claim, state_key, run_id, store, log)
     try:
         apply_decision(stored, decision, ctx.env)
     except WorkflowUsageError as exc:
@@ -263,13 +267,14 @@ def _continue(stored: Stored, decision: Any, ctx: Any, claim: Claim, state_key: 
     return _drive_resumed(frame, opts, journal, info, stored, last, claim, state_key)
 
 
-def _followed(stored: Stored, claim: Claim, state_key: str, run_id: str, store: StateStore) -> EventJournal:
-    """The run's journal, continued from where it stands, with the records the state names there put in (the state is
-    put back when they cannot be)."""
+def _followed(stored: Stored, claim: Claim, state_key: str, run_id: str, store: StateStore,
+              known: RunLog | None) -> EventJournal:
+    """The run's journal, continued from where it stands (`known`: as read while the run was held), with the records
+    the state names there put in (the state is put back when they cannot be)."""
     backend = backend_of(store)
     journal = backend.journal(run_id)
     try:
-        log = backend.read_run(run_id)
+        log = known if known is not None and known.run_id == run_id else backend.read_run(run_id)
         if log is not None:
             journal.follow(log)
         take_journaled(stored, state_key, log, journal.shadow)

@@ -39,6 +39,10 @@ class Backend(Protocol):
         """Run `run_id` replayed from its journal; None when it is finished or unknown."""
         ...
 
+    def has_run(self, run_id: str) -> bool:
+        """Whether run `run_id` has a journal (without reading it: a large run's is read once, while it is held)."""
+        ...
+
     def list_runs(self) -> list[RunLog]:
         """Every unfinished run, oldest first."""
         ...
