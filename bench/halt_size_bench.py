@@ -13,14 +13,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
-import time
-from dataclasses import dataclass
 from pathlib import Path
 
-from harness import load_note, lobster_command
+from harness import Child, load_note, lobster_command, run_child
 
 GENERATOR = """import json, sys
 n = int(sys.argv[1])
@@ -54,38 +51,22 @@ def sizes(state_dir: Path) -> tuple[int, int]:
     return states, journals
 
 
-@dataclass
-class Child:
-    """One `lobster` process: what it printed, its wall time (s) and its own peak RSS (KiB)."""
-
-    out: bytes
-    wall: float
-    peak: int
-
-
-def run_child(command: list[str], env: dict[str, str]) -> Child:
-    """Run `command`, measuring this child alone (`wait4` on it), not the largest child so far."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        start = time.perf_counter()
-        proc = subprocess.Popen(command, stdout=out, stderr=err, env=env)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        if proc.returncode != 0:
-            raise SystemExit(f"{' '.join(command[-3:])} failed: {err.read().decode(errors='replace')[-2000:]}")
-        return Child(out.read(), wall, usage.ru_maxrss)
+def lobster(args: list[str], env: dict[str, str]) -> Child:
+    """One `lobster` process, measured alone; a failure ends the benchmark."""
+    done = run_child([*lobster_command(), *args], env)
+    if done.code != 0:
+        raise SystemExit(f"lobster {' '.join(args[:2])} failed: {done.err.decode(errors='replace')[-2000:]}")
+    return done
 
 
 def measure(folder: Path, items: int) -> tuple[int, int, Child, Child]:
     """State and journal bytes at the halt, the halting run and the approving resume."""
     state_dir = folder / f"state-{items}"
     env = {**os.environ, "LOBSTER_STATE_DIR": str(state_dir)}
-    halted = run_child([*lobster_command(), "run", "--mode", "tool", str(write_flow(folder, items))], env)
+    halted = lobster(["run", "--mode", "tool", str(write_flow(folder, items))], env)
     states, journals = sizes(state_dir)
     token = json.loads(halted.out)["requiresApproval"]["resumeToken"]
-    resumed = run_child([*lobster_command(), "resume", "--token", token, "--approve", "yes"], env)
+    resumed = lobster(["resume", "--token", token, "--approve", "yes"], env)
     return states, journals, halted, resumed
 
 

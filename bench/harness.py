@@ -1,4 +1,4 @@
-"""Shared benchmark helpers: the `lobster` command to time, the reference CLI to compare with, the load average, pinning to one CPU, best-of-N timing."""
+"""Shared benchmark helpers: the `lobster` command to time, one child measured alone, the reference CLI to compare with, the load average, pinning to one CPU, best-of-N timing."""
 
 from __future__ import annotations
 
@@ -6,10 +6,13 @@ import argparse
 import gc
 import math
 import os
+import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 
@@ -17,6 +20,30 @@ def lobster_command() -> list[str]:
     """The console script next to this Python, else `python -m lobsterlang`."""
     script = Path(sys.executable).parent / "lobster"
     return [str(script)] if script.exists() else [sys.executable, "-m", "lobsterlang"]
+
+
+@dataclass
+class Child:
+    """One process run by `run_child`: its exit code, what it printed, its wall time (s) and its own peak RSS (KiB)."""
+
+    code: int
+    out: bytes
+    err: bytes
+    wall: float
+    peak: int
+
+
+def run_child(command: list[str], env: Mapping[str, str] | None = None) -> Child:
+    """Run `command`, measuring this child alone (`wait4` on it), not the largest child so far."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(command, stdout=out, stderr=err, env=env)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return Child(proc.returncode, out.read(), err.read(), wall, usage.ru_maxrss)
 
 
 REFERENCE_ENV = "LOBSTER_REFERENCE"

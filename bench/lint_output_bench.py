@@ -9,13 +9,10 @@ it grew with N times the line (376 MB, 1.7 GB and 13.6 s for N = 5,000); it must
 from __future__ import annotations
 
 import argparse
-import resource
-import subprocess
 import tempfile
-import time
 from pathlib import Path
 
-from harness import load_note, lobster_command
+from harness import load_note, lobster_command, run_child
 
 
 def write_flow(folder: Path, refs: int) -> Path:
@@ -28,12 +25,8 @@ def write_flow(folder: Path, refs: int) -> Path:
 def measure(path: Path, fmt: str) -> tuple[int, float, int]:
     """Bytes printed, wall seconds and peak RSS (KiB) of one `lobster lint` process."""
     command = [*lobster_command(), "lint", "--no-cache", "--no-shellcheck", "--select", "L302", "--format", fmt, str(path)]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    started = time.perf_counter()
-    done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=False)
-    elapsed = time.perf_counter() - started
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return len(done.stdout), elapsed, peak if peak > before else before
+    done = run_child(command)
+    return len(done.out), done.wall, done.peak
 
 
 def main(argv: list[str] | None = None) -> int:
