@@ -254,22 +254,37 @@ echo '{"sent": true}'
 def test_a_recorded_items_call_does_not_stop_the_retry_of_the_item_in_flight(tmp_path: Path, env: dict[str, str]) -> None:
     """Item 0 sent its mail and was recorded; item 1 was killed before sending anything. Its `retry:` runs it again
     after the crash without a flag: the journal names the branch of each call, and item 0's call is settled."""
-    gog = tmp_path / "gog"
-    gog.write_text(GOG)
-    gog.chmod(0o755)
-    env = {**env, "GOG_BIN": str(gog)}
+    env = with_gog(tmp_path, env)
     (tmp_path / "send.lobster").write_text(SENDING)
     run_id = kill_when_hung(env, tmp_path / "send.lobster")
     assert ledger(env) == Counter({"send": 1})
+    assert journaled_call(env)["branch"] == "0/send"
+    envelope, err = resume_by_run(env, run_id)
+    assert envelope["ok"] and [it["send"] for it in envelope["output"]] == [{"sent": True}] * 2, envelope
+    assert "its retry policy runs it again" in err
+    assert ledger(env) == Counter({"send": 2})  # once per item
+
+
+def with_gog(tmp_path: Path, env: dict[str, str]) -> dict[str, str]:
+    """`env` with a stand-in `gog` that writes `send` to the ledger and reports the mail sent."""
+    gog = tmp_path / "gog"
+    gog.write_text(GOG)
+    gog.chmod(0o755)
+    return {**env, "GOG_BIN": str(gog)}
+
+
+def journaled_call(env: dict[str, str]) -> dict[str, Any]:
+    """The one `dispatched` event of the one run's journal."""
     [journal] = runs_dir(StateStore(Path(env["LOBSTER_STATE_DIR"]))).glob("*.jsonl")
     [call] = [json.loads(line) for line in journal.read_text().splitlines() if '"dispatched"' in line]
-    assert call["branch"] == "0/send", call
+    return call  # type: ignore[no-any-return]
+
+
+def resume_by_run(env: dict[str, str], run_id: str) -> tuple[dict[str, Any], str]:
+    """`lobster resume --run RUN_ID` without a flag: its envelope and its stderr."""
     done = subprocess.run([sys.executable, "-c", CLI, "resume", "--run", run_id], env=env, capture_output=True, text=True,
                           timeout=60)
-    envelope = json.loads(done.stdout)
-    assert envelope["ok"] and [it["send"] for it in envelope["output"]] == [{"sent": True}] * 2, envelope
-    assert "its retry policy runs it again" in done.stderr
-    assert ledger(env) == Counter({"send": 2})  # once per item
+    return json.loads(done.stdout), done.stderr
 
 
 CHILD = """steps:
@@ -295,18 +310,11 @@ def test_a_recorded_sub_workflow_steps_call_does_not_stop_the_retry_of_the_calli
     tmp_path: Path, env: dict[str, str],
 ) -> None:
     """The same inside a sub-workflow: its `send` step's call is journaled as branch `send` of the calling step."""
-    gog = tmp_path / "gog"
-    gog.write_text(GOG)
-    gog.chmod(0o755)
-    env = {**env, "GOG_BIN": str(gog)}
+    env = with_gog(tmp_path, env)
     (tmp_path / "child.lobster").write_text(CHILD)
     (tmp_path / "caller.lobster").write_text(CALLER)
     run_id = kill_when_hung(env, tmp_path / "caller.lobster")
-    [journal] = runs_dir(StateStore(Path(env["LOBSTER_STATE_DIR"]))).glob("*.jsonl")
-    [call] = [json.loads(line) for line in journal.read_text().splitlines() if '"dispatched"' in line]
-    assert call["branch"] == "send", call
-    done = subprocess.run([sys.executable, "-c", CLI, "resume", "--run", run_id], env=env, capture_output=True, text=True,
-                          timeout=60)
-    envelope = json.loads(done.stdout)
-    assert envelope["ok"] and envelope["status"] == "ok", (envelope, done.stderr)
+    assert journaled_call(env)["branch"] == "send"
+    envelope, err = resume_by_run(env, run_id)
+    assert envelope["ok"] and envelope["status"] == "ok", (envelope, err)
     assert ledger(env) == Counter({"send": 1})
